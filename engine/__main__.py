@@ -1,0 +1,3 @@
+from adapters.cli import main
+
+raise SystemExit(main())

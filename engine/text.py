@@ -1,0 +1,240 @@
+"""Pure text functions: validation, normalization, splitting, tokenizing, small-talk detection.
+
+Nothing here touches the store or the model, so all of it is tested with plain parametrized cases.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# --- validation -------------------------------------------------------------------------------
+
+
+def validate_text(text: object, *, max_chars: int, what: str = "text") -> str:
+    """Return the text normalized, or raise ValueError saying what is wrong with it."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} must be a string, not {type(text).__name__}")
+    if "\x00" in text:
+        raise ValueError(f"{what} contains a NUL byte (binary data is not accepted)")
+    if len(text) > max_chars:
+        raise ValueError(f"{what} is {len(text):,} characters long; the limit is {max_chars:,}")
+    cleaned = normalize(text)
+    if not cleaned:
+        raise ValueError(f"{what} is empty")
+    return cleaned
+
+
+def validate_user_id(user_id: object, *, max_chars: int) -> str:
+    if not isinstance(user_id, str):
+        raise ValueError(f"user_id must be a string, not {type(user_id).__name__}")
+    if "\x00" in user_id:
+        raise ValueError("user_id contains a NUL byte")
+    stripped = user_id.strip()
+    if not stripped:
+        raise ValueError("user_id is empty")
+    if len(stripped) > max_chars:
+        raise ValueError(f"user_id is {len(stripped)} characters long; the limit is {max_chars}")
+    if any(unicodedata.category(ch) == "Cc" for ch in stripped):
+        raise ValueError("user_id contains control characters")
+    return stripped
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200b\u3000]+")
+
+
+def normalize(text: str) -> str:
+    """NFC, no control characters, single spaces, trimmed. Newlines are kept as sentence breaks."""
+    text = unicodedata.normalize("NFC", text)
+    text = _CONTROL.sub(" ", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+    return "\n".join(line for line in lines if line)
+
+
+# --- splitting --------------------------------------------------------------------------------
+
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "mr.", "mrs.", "ms.", "dr.", "st.", "vs.", "approx.", "jr.", "sr.")
+# A sentence ends at . ! ? or ; followed by space, unless the period belongs to a number or abbreviation.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def split_sentences(text: str) -> list[str]:
+    pieces = _SENTENCE_END.split(text)
+    sentences: list[str] = []
+    for piece in pieces:
+        piece = piece.strip()
+        if not piece:
+            continue
+        if sentences and sentences[-1].lower().endswith(_ABBREVIATIONS):
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            sentences.append(piece)
+    return sentences
+
+
+# Words that can start a clause about the speaker; a comma or "and" before one of these starts a new fact.
+_CLAUSE_STARTERS = (
+    r"i|i'm|im|i've|i'd|i'll|my|we|we're|our|also|plus|and\s+i|and\s+my|but\s+i|but\s+my|"
+    r"the\s+(?:deadline|project|app|database|db|repo|repository|stack|budget|team|client|launch|release|demo|backend|frontend)"
+)
+_CLAUSE_SPLIT = re.compile(
+    rf"\s*(?:,|;|\s-\s|\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b)", re.IGNORECASE
+)
+# "I live in Austin and work as a designer": a bare verb after "and" carries the same subject.
+_CARRY_VERBS = (
+    "work|live|love|like|use|have|own|play|speak|study|prefer|enjoy|hate|drive|am|was|moved|started|joined|"
+    "switched|run|code|write|teach|eat|drink|go|went|got|plan|want|need|hope|intend|build|maintain|develop|"
+    "lead|manage|practice|practise|learn|read|watch|listen|ride|cook|bake|grew|was|had|visited|visit"
+)
+_CARRY_SPLIT = re.compile(rf"\s*(?:,\s*and|\band)\s+(?=(?:{_CARRY_VERBS})\b)", re.IGNORECASE)
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Split a sentence into clauses that each state one thing.
+
+    Splitting only happens before a word that starts a new statement about the speaker or the
+    project, so lists ("I like cats and dogs") stay whole.
+    """
+    parts = [p for p in _CLAUSE_SPLIT.split(sentence) if p and p.strip(" ,;")]
+    clauses: list[str] = []
+    for part in parts:
+        sub = _CARRY_SPLIT.split(part)
+        clauses.append(sub[0])
+        clauses.extend(f"I {s}" for s in sub[1:])
+    cleaned = []
+    for clause in clauses:
+        clause = re.sub(r"^(?:and|but|so|also|plus)\s+(?=\w)", "", clause.strip(" ,;"), flags=re.IGNORECASE)
+        if clause:
+            cleaned.append(clause)
+    return cleaned
+
+
+# --- tokenizing -------------------------------------------------------------------------------
+
+# Stopwords cover function words, question words and the words every memory shares ("user",
+# "project"): a token that appears in every memory carries no evidence, and left in it would
+# let any query that mentions "the user" lexically match every memory.
+STOPWORDS = frozenset(
+    """
+    a an the and or but if then else of to in on at by for with from into onto about as than so too very
+    is am are was were be been being do does did doing done have has had having will would shall should can
+    could may might must i me my mine myself you your yours we us our ours he him his she her hers it its
+    they them their theirs this that these those there here what which who whom whose when where why how
+    user user's users project s t not no yes just also really actually now currently still anymore any some
+    all each every much many more most other such own same only again ever there's it's i'm i've i'd i'll
+    tell know remember please let lets say said get got go going gonna wanna like kind sort thing things
+    one ones im ive id dont don't doesnt does't isnt isn't wasnt wasn't thats that's whats what's
+    """.split()
+)
+
+_TOKEN = re.compile(r"[^\W_]+(?:[.+#][^\W_]+)*[+#]*", re.UNICODE)
+
+
+def _stem(token: str) -> str:
+    """A light suffix stripper: enough for lives/live, using/use, cities/city; not linguistics."""
+    if len(token) <= 3 or not token.isalpha():
+        return token
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            stem = token[: -len(suffix)] + repl
+            if suffix in ("es",) and not stem.endswith(("s", "x", "z", "ch", "sh")):
+                stem = token[:-1]
+            if suffix in ("ing", "ed") and len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+                stem = stem[:-1]
+            return stem.rstrip("e") if suffix in ("ing", "ed", "es", "s") else stem
+    return token.rstrip("e") if len(token) > 4 else token
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased, stopword-free, lightly stemmed tokens for BM25."""
+    tokens = []
+    for raw in _TOKEN.findall(text.casefold()):
+        raw = raw.strip(".")
+        if not raw or raw in STOPWORDS:
+            continue
+        tokens.append(_stem(raw))
+    return tokens
+
+
+# --- small talk -------------------------------------------------------------------------------
+
+_SMALL_TALK_WORDS = frozenset(
+    """
+    ok okay k kk okey oki okie alright allright right sure yes yeah yep yup ya yah no nope nah thanks thank
+    thx ty tysm you u cool nice great awesome perfect good fine sounds sound got it gotcha understood
+    noted hi hello hey heya hiya yo morning evening afternoon night goodnight gn bye goodbye cya see later
+    soon tomorrow tmrw take care cheers lol lmao haha hahaha hehe heh hmm hm mhm uh um oh ah wow omg neat
+    sweet lovely wonderful amazing excellent welcome np problem worries no-problem much very so a lot
+    glad happy to help that's thats makes sense fair enough indeed totally absolutely definitely
+    exactly agreed agree true interesting wait hold on one sec second brb ttyl all the and for again
+    appreciate appreciated it helps helped helpful well done done go ahead continue please pls plz
+    have day weekend bro dude mate man buddy friend guys folks everyone there all how are doing what's up sup
+    good-bye see-you you're youre the best
+    """.split()
+)
+_EMOJI_OR_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def is_small_talk(text: str) -> bool:
+    """True when the text carries nothing to remember: greetings, thanks, acknowledgements, laughter.
+
+    Decided word by word: every word must be conversational filler. Emoji and punctuation are
+    ignored, so "ok thanks 👍" is small talk; "thanks, I moved to Oslo" is not.
+    """
+    words = [w for w in _EMOJI_OR_PUNCT.split(text.casefold().replace("'", "")) if w]
+    if not words:
+        return True  # only emoji / punctuation
+    return all(w in _SMALL_TALK_WORDS or re.fullmatch(r"(?:ha|he|lo|l)+l?|o+k+|hm+|a+h+|o+h+|w+o+w+", w) for w in words)
+
+
+# Leading pleasantries that can precede a fact in the same sentence: "Thanks! By the way, ..."
+_LEADING_FILLER = re.compile(
+    r"^(?:(?:ok(?:ay)?|oh|ah|well|so|hey|hi|hello|thanks|thank you|cool|great|nice|sure|yeah|yes|no|"
+    r"by the way|btw|fyi|anyway|anyways|also|oh and|and|just so you know|for the record|quick update|update|"
+    r"heads up|fun fact|good morning|good evening|haha|lol)\b[\s,!.:;-]*)+",
+    re.IGNORECASE,
+)
+
+
+def strip_leading_filler(clause: str) -> str:
+    stripped = _LEADING_FILLER.sub("", clause).strip()
+    return stripped or clause
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|what's|whats|who|whom|whose|where|when|why|how|which|can you|could you|would you|will you|"
+    r"do you|did you|are you|is it|is there|should i|could i|can i|shall we|any idea)\b",
+    re.IGNORECASE,
+)
+_REQUEST_START = re.compile(
+    r"^(?:please\s+)?(?:help me|write|draft|summarize|summarise|explain|translate|show me|give me|list|"
+    r"generate|create|make me|tell me|find|search|look up|fix|debug|refactor|rewrite)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question_or_request(clause: str) -> bool:
+    """A question or a request to the assistant states no durable fact about the user."""
+    c = clause.strip()
+    if c.endswith("?"):
+        return True
+    if _QUESTION_START.match(c) and not re.search(r"\b(?:i|my|i'm|we|our)\b", c, re.IGNORECASE):
+        return True
+    return bool(_REQUEST_START.match(c))
+
+
+# --- history cues in queries --------------------------------------------------------------------
+
+_HISTORY_CUES = re.compile(
+    r"\b(?:before|used to|use to|previously|previous|originally|original|formerly|former|earlier|"
+    r"in the past|prior|back then|at first|anymore|no longer|changed from|old (?:address|job|city|name|"
+    r"employer|one|place|phone|email|number))\b",
+    re.IGNORECASE,
+)
+
+
+def wants_history(query: str) -> bool:
+    """Does the question ask about the past ("where did I live before?")?"""
+    return bool(_HISTORY_CUES.search(query))
