@@ -5,6 +5,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -225,7 +226,7 @@ class MemoryEngine:
                     self.index.add(user_id, order, np.stack([vectors[i] for i in order]))
                 self.index.remove(user_id, sorted(extra))
                 self.lexical.drop_user(user_id)
-        known = {self.index.collection_name(u) for u in truth}
+        known = {self.index.collection_name(u) for u in self.ledger.users()}
         orphans = self.index.user_collections() - known
         if fix and orphans:
             for name in orphans:
@@ -246,7 +247,8 @@ class MemoryEngine:
             lexical = self.lexical.doc_ids(user_id)
             report["lexical_missing"] += len(ids - lexical)
             report["lexical_extra"] += len(lexical - ids)
-        report["orphan_collections"] = len(self.index.user_collections() - {self.index.collection_name(u) for u in truth})
+        known = {self.index.collection_name(u) for u in self.ledger.users()}
+        report["orphan_collections"] = len(self.index.user_collections() - known)
         report["ok"] = not any(report[k] for k in ("vector_missing", "vector_extra", "lexical_missing",
                                                    "lexical_extra", "orphan_collections"))
         return report
@@ -461,14 +463,15 @@ class MemoryEngine:
         timings: dict[str, float] = {}
 
         t = time.perf_counter()
-        qvec = self.embedder.encode_query(query)
+        query_text = textlib.as_third_person_question(self._alias_user_name(user_id, query))
+        qvec = self.embedder.encode_query(query_text)
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         n = max(s.candidate_k, top_k * 2)
         dense = self.index.query(user_id, qvec, n)
         timings["dense"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        terms = textlib.tokenize(query)
+        terms = textlib.tokenize(query_text)
         lexical = self.lexical.search(user_id, terms, n)
         timings["lexical"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
@@ -496,6 +499,21 @@ class MemoryEngine:
             include_history=history, below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked,
         )
+
+    def _alias_user_name(self, user_id: str, query: str) -> str:
+        """Memories about the user say "User ..."; a question that names the user ("What does Sam do?")
+        is asked about "the user" instead, so the name does not pull every name memory to the top."""
+        rows = self.ledger.query(
+            "SELECT value FROM memories WHERE user_id = ? AND subject = 'user' AND attribute = 'name' "
+            "AND status = 'active' LIMIT 3", (user_id,),
+        )
+        for (name,) in rows:
+            first = name.split()[0] if name.split() else ""
+            for alias in dict.fromkeys((name, first)):
+                if len(alias) >= 2:
+                    query = re.sub(rf"\b{re.escape(alias)}'s\b", "the user's", query, flags=re.IGNORECASE)
+                    query = re.sub(rf"\b{re.escape(alias)}\b", "the user", query, flags=re.IGNORECASE)
+        return query
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, terms: list[str], n: int) -> list[Hit]:
         rows = self.ledger.superseded_for_user(user_id, 2000)

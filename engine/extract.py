@@ -286,6 +286,21 @@ def clean_value(value: str) -> str:
     return value.strip().strip("\"'")
 
 
+_TRAILING_WHEN = re.compile(
+    r"(?:\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+)\s+"
+    r"(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|\d{4}|days|weeks|months|years)s?(?:\s+ago)?|\s+(?:recently|"
+    r"lately|yesterday|today|ago|for good|permanently|for work|for a new job|with my family|with my partner))+$",
+    re.IGNORECASE,
+)
+
+
+def strip_when(value: str) -> str:
+    """"Lisbon last month" -> "Lisbon": when something happened is not part of where or who."""
+    stripped = _TRAILING_WHEN.sub("", value).strip(" ,")
+    return stripped or value
+
+
 def value_key(value: str) -> str:
     """The comparable form of a value: casefolded, no articles or punctuation."""
     key = value.casefold()
@@ -462,13 +477,13 @@ _LIVE = (
 
 @rule(_LIVE)
 def _live(clause, m, S, P):
-    v = clean_value(m["v"])
+    v = strip_when(clean_value(m["v"]))
     return _Found("location", v, f"{S} lives in {v}.")
 
 
 @rule(rf"^(?:{_I}\s+{_NOW}(?:have\s+|'ve\s+)?(?:moved|relocated|moving|relocating|am moving|am relocating)|{_IM}\s+{_NOW}(?:moving|relocating))\s+(?:back\s+)?(?:to|into)\s+(?P<v>.+)")
 def _moved(clause, m, S, P):
-    v = clean_value(m["v"])
+    v = strip_when(clean_value(m["v"]))
     old = None
     fm = re.match(r"(?P<new>.+?)\s+from\s+(?P<old>.+)$", v, re.IGNORECASE)
     if fm:
@@ -478,7 +493,7 @@ def _moved(clause, m, S, P):
 
 @rule(r"^(?:i|we) (?:just )?(?:moved|relocated) from\s+(?P<old>.+?)\s+to\s+(?P<v>.+)")
 def _moved_from_to(clause, m, S, P):
-    v = clean_value(m["v"])
+    v = strip_when(clean_value(m["v"]))
     return _Found("location", v, f"{S} lives in {v}.", replaced_value=clean_value(m["old"]))
 
 
@@ -499,7 +514,7 @@ def _job_at(clause, m, S, P):
 
 @rule(rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by|with)|{_I}\s+{_NOW}(?:joined|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)")
 def _employer(clause, m, S, P):
-    v = clean_value(m["v"])
+    v = strip_when(clean_value(m["v"]))
     old = None
     fm = _FROM_TO.search(v)
     if fm:
@@ -785,7 +800,9 @@ def informative(clause: str) -> bool:
     """Worth keeping when no rule understood it: a statement with at least two content words."""
     if textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
         return False
-    return len(textlib.tokenize(clause)) >= 2
+    tokens = textlib.tokenize(clause)
+    # Scripts without spaces (Japanese, Chinese) give one long token for a whole sentence.
+    return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6
 
 
 def extract(message: str, *, speaker: str | None = None, classify: Classifier | None = None) -> list[Candidate]:

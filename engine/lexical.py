@@ -4,8 +4,8 @@ Each user has an inverted index (term -> {memory id: term frequency}), so a quer
 postings of its own terms, never every document. Statistics (document frequency, average length)
 are per user: one user's vocabulary never shapes another user's scores.
 
-Normalization: a raw BM25 score is divided by the score a document would get if it matched every
-query term at saturation (sum over query terms of idf * (k1 + 1)). The result lies in [0, 1] and
+Normalization: a raw BM25 score is divided by the score of a document of average length that
+contains every query term once (the sum of the query terms' idf), and capped at 1. The result
 means "how much of the query's evidence this memory carries"; unlike max-normalization, a memory
 that shares one weak word with the query does not get 1.0 just because nothing else matched.
 """
@@ -64,7 +64,7 @@ class _UserIndex:
             return {}
         avg = (self.total_length / len(self.lengths)) if self.lengths else 1.0
         idfs = {t: self.idf(t) for t in terms}
-        ceiling = sum(idfs.values()) * (K1 + 1)
+        ceiling = sum(idfs.values())
         if ceiling <= 0:
             return {}
         raw: dict[int, float] = {}

@@ -133,18 +133,25 @@ _TOKEN = re.compile(r"[^\W_]+(?:[.+#][^\W_]+)*[+#]*", re.UNICODE)
 
 
 def _stem(token: str) -> str:
-    """A light suffix stripper: enough for lives/live, using/use, cities/city; not linguistics."""
-    if len(token) <= 3 or not token.isalpha():
+    """A light suffix stripper: enough for lives/living/live and cities/city; not linguistics.
+
+    The same word in any of its forms must land on the same stem, so a final "e" always goes.
+    """
+    if not token.isalpha() or len(token) <= 2:
         return token
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            stem = token[: -len(suffix)] + repl
-            if suffix in ("es",) and not stem.endswith(("s", "x", "z", "ch", "sh")):
-                stem = token[:-1]
-            if suffix in ("ing", "ed") and len(stem) >= 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-                stem = stem[:-1]
-            return stem.rstrip("e") if suffix in ("ing", "ed", "es", "s") else stem
-    return token.rstrip("e") if len(token) > 4 else token
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if suffix == "s" and token.endswith(("ss", "us", "is")):
+            break
+        if suffix == "ed" and token.endswith("eed"):
+            break
+        if token.endswith(suffix) and len(token) - len(suffix) + len(repl) >= (2 if suffix in ("ing", "ed") else 3):
+            token = token[: len(token) - len(suffix)] + repl
+            if suffix in ("ing", "ed") and token[-1] == token[-2] and token[-1] not in "lsz":
+                token = token[:-1]  # running -> run, stopped -> stop
+            break
+    if token.endswith("e") and len(token) >= 3:
+        token = token[:-1]
+    return token
 
 
 def tokenize(text: str) -> list[str]:
@@ -238,3 +245,29 @@ _HISTORY_CUES = re.compile(
 def wants_history(query: str) -> bool:
     """Does the question ask about the past ("where did I live before?")?"""
     return bool(_HISTORY_CUES.search(query))
+
+
+# --- first-person questions -------------------------------------------------------------------
+
+_QUESTION_PERSON = [
+    (re.compile(r"\b(?:do|don't) i\b", re.IGNORECASE), "does the user"),
+    (re.compile(r"\bam i\b", re.IGNORECASE), "is the user"),
+    (re.compile(r"\b(?:have|haven't) i\b", re.IGNORECASE), "has the user"),
+    (re.compile(r"\bwas i\b", re.IGNORECASE), "was the user"),
+    (re.compile(r"\b(?:i am|i'm|im)\b", re.IGNORECASE), "the user is"),
+    (re.compile(r"\bi've\b", re.IGNORECASE), "the user has"),
+    (re.compile(r"\bi'd\b", re.IGNORECASE), "the user would"),
+    (re.compile(r"\bi'll\b", re.IGNORECASE), "the user will"),
+    (re.compile(r"\b(?:my|mine|our|ours)\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\b(?:me|myself|us)\b", re.IGNORECASE), "the user"),
+    (re.compile(r"\b(?:do|don't) we\b", re.IGNORECASE), "does the user"),
+    (re.compile(r"\bi\b|\bwe\b", re.IGNORECASE), "the user"),
+]
+
+
+def as_third_person_question(query: str) -> str:
+    """Memories are stored in the third person ("User lives in Oslo"); asking "where do I live?" as
+    "where does the user live?" puts the question in the same voice, which MiniLM rewards."""
+    for pattern, replacement in _QUESTION_PERSON:
+        query = pattern.sub(replacement, query)
+    return query

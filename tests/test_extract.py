@@ -1,0 +1,122 @@
+"""Rule-based extraction of (subject, attribute, value) candidates; no model involved."""
+import pytest
+
+from engine.extract import SLOTS, extract, known_slot, structured, third_person, value_key
+
+
+def triples(message, **kw):
+    return [(c.subject, c.attribute, c.value) for c in extract(message, **kw)]
+
+
+@pytest.mark.parametrize("message, expected", [
+    ("I use Arch Linux.", [("user", "os", "Arch Linux")]),
+    ("I'm building a Next.js app.", [("project", "framework", "Next.js")]),
+    ("My project deadline is October 15.", [("project", "deadline", "October 15")]),
+    ("Actually, the deadline moved to November 2.", [("project", "deadline", "November 2")]),
+    ("I live in Berlin", [("user", "location", "Berlin")]),
+    ("we relocated to Lisbon last month", [("user", "location", "Lisbon")]),
+    ("I'm based in Toronto these days", [("user", "location", "Toronto")]),
+    ("I moved to Denver two years ago", [("user", "location", "Denver")]),
+    ("I work at Spotify", [("user", "employer", "Spotify")]),
+    ("I just joined Stripe", [("user", "employer", "Stripe")]),
+    ("I work as a nurse at St. Mary's Hospital", [("user", "job_title", "nurse"), ("user", "employer", "St. Mary's Hospital")]),
+    ("I'm a data scientist", [("user", "job_title", "data scientist")]),
+    ("My name is Priya", [("user", "name", "Priya")]),
+    ("I'm 34 years old", [("user", "age", "34")]),
+    ("I'm allergic to peanuts", [("user", "allergies", "peanuts")]),
+    ("I'm vegetarian now", [("user", "diet", "vegetarian")]),
+    ("My favourite food is sushi", [("user", "favorite_food", "sushi")]),
+    ("I play guitar", [("user", "instruments", "guitar")]),
+    ("I also play the piano", [("user", "instruments", "piano")]),
+    ("I have a golden retriever named Max", [("user", "pets", "a golden retriever named Max")]),
+    ("I speak Spanish and Portuguese", [("user", "languages", "Spanish and Portuguese")]),
+    ("We're using Postgres for the backend", [("project", "project_database", "Postgres")]),
+    ("The standup moved to 10am", [("event:standup", "date", "10am")]),
+    ("I want to run a marathon next year", [("user", "goal", "run a marathon next year")]),
+    ("My email is sam@example.com", [("user", "email", "sam@example.com")]),
+])
+def test_rules(message, expected):
+    assert triples(message) == expected
+
+
+def test_several_facts_in_one_message():
+    assert triples("I'm Sam, I live in Austin and I work as a UX designer") == [
+        ("user", "name", "Sam"), ("user", "location", "Austin"), ("user", "job_title", "UX designer")]
+
+
+@pytest.mark.parametrize("message", ["ok thanks", "What's my name?", "Can you help me write an email?", "haha nice"])
+def test_nothing_to_extract(message):
+    assert extract(message) == []
+
+
+def test_pleasantry_before_a_fact_is_not_dropped():
+    assert triples("Thanks! By the way, I moved to Oslo") == [("user", "location", "Oslo")]
+
+
+def test_switch_names_the_replaced_value():
+    [c] = extract("I switched from Python to Rust")
+    assert (c.attribute, c.value, c.replaced_value, c.update_cue) == ("programming_languages", "Rust", "Python", True)
+
+
+def test_negation_replaces_the_positive_fact():
+    [c] = extract("I no longer use Vim")
+    assert (c.attribute, c.replaced_value, c.text) == ("editor", "Vim", "User no longer uses Vim.")
+
+
+def test_unknown_clause_is_kept_as_a_fallback_note():
+    [c] = extract("honestly the commute here is brutal but the coffee is great")
+    assert not c.understood and c.attribute == "note" and c.multi
+
+
+def test_speaker_owns_first_person_statements():
+    [c] = extract("I live in Oslo", speaker="Maya")
+    assert (c.subject, c.text) == ("maya", "Maya lives in Oslo.")
+
+
+@pytest.mark.parametrize("clause, sentence", [
+    ("I use Arch Linux", "User uses Arch Linux."),
+    ("I really love hiking", "User really loves hiking."),
+    ("I'm learning Japanese", "User is learning Japanese."),
+    ("I have two cats", "User has two cats."),
+    ("my sister lives in Paris", "User's sister lives in Paris."),
+    ("I don't eat pork", "User doesn't eat pork."),
+    ("I go climbing on weekends", "User goes climbing on weekends."),
+    ("I study at MIT", "User studies at MIT."),
+])
+def test_third_person(clause, sentence):
+    assert third_person(clause) == sentence
+
+
+@pytest.mark.parametrize("value, slot", [
+    ("Arch Linux", "os"), ("neovim", "editor"), ("PostgreSQL", "database"), ("Next.js", "framework"),
+    ("Rust", "programming_languages"), ("Vercel", "hosting"), ("dark mode", "theme"),
+])
+def test_known_slot(value, slot):
+    assert known_slot(value)[0] == slot
+
+
+def test_known_slot_ignores_words_inside_other_words():
+    assert known_slot("rusty old bike") is None
+
+
+@pytest.mark.parametrize("a, b", [("the Arch Linux", "arch linux"), ("Nov. 2!", "nov 2"), ("Postgres.", "postgres")])
+def test_value_key(a, b):
+    assert value_key(a) == b
+
+
+def test_importance_is_higher_for_deadlines_and_constraints():
+    deadline = extract("My project deadline is October 15.")[0]
+    hobby = extract("I like board games")[0]
+    allergy = extract("I'm allergic to shellfish")[0]
+    assert deadline.importance > hobby.importance and allergy.importance > hobby.importance
+
+
+def test_every_slot_is_well_formed():
+    for name, slot in SLOTS.items():
+        assert slot.name == name and slot.type in ("fact", "preference", "project_detail", "event", "goal")
+        assert 0 <= slot.importance <= 1 and slot.description
+
+
+def test_structured_candidate():
+    c = structured("user", "favorite color", "green", "preference")
+    assert (c.subject, c.attribute, c.value, c.text) == ("user", "favorite_color", "green", "User's favorite color is green.")

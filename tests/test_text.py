@@ -1,0 +1,86 @@
+"""Pure text functions: validation, splitting, tokenizing, small talk, history cues."""
+import pytest
+
+from engine import text
+
+
+@pytest.mark.parametrize("message", [
+    "ok thanks", "Sounds good!", "hello", "haha nice", "see you tomorrow", "Thanks a lot 👍", "lol",
+    "cool cool", "got it, thanks!", "Good morning!", "👍👍", "okay", "thank you so much", "bye!",
+])
+def test_small_talk_is_recognized(message):
+    assert text.is_small_talk(message)
+
+
+@pytest.mark.parametrize("message", [
+    "I use Arch Linux.", "Thanks! By the way, I moved to Oslo", "ok, my deadline is Friday",
+    "I love hiking", "Hello, I'm Sam", "My cat is called Miso",
+])
+def test_facts_are_not_small_talk(message):
+    assert not text.is_small_talk(message)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("", "empty"), ("   \n\t ", "empty"), ("a\x00b", "NUL"), ("x" * 20_001, "limit"), (None, "string"), (42, "string"),
+])
+def test_validate_text_rejects(bad, message):
+    with pytest.raises(ValueError, match=message):
+        text.validate_text(bad, max_chars=20_000)
+
+
+def test_validate_text_normalizes_whitespace_and_quotes():
+    assert text.validate_text("  I\u2019m   here \r\n now ", max_chars=100) == "I'm here\nnow"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a\x00", "x" * 129, "a\nb", 7])
+def test_validate_user_id_rejects(bad):
+    with pytest.raises(ValueError, match="user_id"):
+        text.validate_user_id(bad, max_chars=128)
+
+
+@pytest.mark.parametrize("sentence, clauses", [
+    ("I'm Sam, I live in Austin and I work as a UX designer",
+     ["I'm Sam", "I live in Austin", "I work as a UX designer"]),
+    ("I like cats and dogs", ["I like cats and dogs"]),
+    ("I live in Austin and work as a designer", ["I live in Austin", "I work as a designer"]),
+    ("My deadline is Friday but my budget is 5k", ["My deadline is Friday", "my budget is 5k"]),
+])
+def test_split_clauses(sentence, clauses):
+    assert text.split_clauses(sentence) == clauses
+
+
+def test_split_sentences_keeps_abbreviations_and_numbers():
+    assert text.split_sentences("I use Python 3.11. I like tea, e.g. green tea! Ok?") == [
+        "I use Python 3.11.", "I like tea, e.g. green tea!", "Ok?"]
+
+
+@pytest.mark.parametrize("source, tokens", [
+    ("What OS does the user use?", ["os", "us"]),
+    ("The user lives in Berlin", ["liv", "berlin"]),
+    ("I use C++ and C# daily", ["us", "c++", "c#", "daily"]),
+    ("Next.js app", ["next.js", "app"]),
+])
+def test_tokenize_drops_stopwords_and_stems(source, tokens):
+    assert text.tokenize(source) == tokens
+
+
+def test_tokenize_stems_plural_and_verb_forms_alike():
+    assert text.tokenize("cities")[0] == text.tokenize("city")[0]
+    assert text.tokenize("lives")[0] == text.tokenize("living")[0] == text.tokenize("live")[0]
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("Where did I live before?", True), ("What editor did I use to have?", True),
+    ("What was my original deadline?", True), ("Where do I live?", False), ("How old am I?", False),
+    ("What's my first name?", False),
+])
+def test_wants_history(query, expected):
+    assert text.wants_history(query) is expected
+
+
+@pytest.mark.parametrize("clause, expected", [
+    ("What's the weather like?", True), ("Can you help me write an email?", True), ("write a poem", True),
+    ("I live in Oslo", False), ("my name is Sam", False),
+])
+def test_question_or_request(clause, expected):
+    assert text.is_question_or_request(clause) is expected
