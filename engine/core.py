@@ -350,15 +350,12 @@ class MemoryEngine:
         flat = [c for cands in extracted for c in cands]
         vectors = self.embedder.encode([c.text for c in flat]) if flat else np.zeros((0, self.embedder.dim), np.float32)
         flat = self._assign_fallback_attributes(flat, vectors)
-        results: list[IngestResult] = []
-        position = 0
-        with self._write_lock:
-            for (text, user_id, source_id, timestamp, speaker), cands in zip(items, extracted):
-                n = len(cands)
-                results.append(self._store_message(text, user_id, source_id, timestamp, speaker,
-                                                   flat[position:position + n], vectors[position:position + n]))
-                position += n
-        return results
+        batch, position = [], 0
+        for item, cands in zip(items, extracted):
+            n = len(cands)
+            batch.append((item, flat[position:position + n], vectors[position:position + n]))
+            position += n
+        return self._store_messages(batch)
 
     def _assign_fallback_attributes(self, cands: list[extractlib.Candidate], vectors: np.ndarray) -> list[extractlib.Candidate]:
         """A clause no rule understood goes under the nearest canonical attribute, when one is near enough."""
@@ -378,50 +375,56 @@ class MemoryEngine:
             out.append(cand)
         return out
 
-    def _store_message(self, text: str, user_id: str, source_id: str | None, timestamp: str | None,
-                       speaker: str | None, cands: list[extractlib.Candidate], vectors: np.ndarray) -> IngestResult:
+    def _store_messages(self, batch: list[tuple[tuple, list[extractlib.Candidate], np.ndarray]]) -> list[IngestResult]:
+        """Log the messages and apply their facts in ONE transaction, then bring the indexes along."""
         now = now_iso()
-        outcomes: list[FactOutcome] = []
-        with self.ledger.transaction() as conn:
-            if self._applied_outbox:
-                conn.executemany("DELETE FROM index_outbox WHERE id = ?", [(i,) for i in self._applied_outbox])
-                self._applied_outbox = []
-            message_id = self.ledger.insert_message(conn, user_id, text, source_id, timestamp, speaker, now)
-            plans: list[tuple[Plan, int]] = []
-            for cand, vector in zip(cands, vectors):
-                plan = plan_candidate(conn, self, user_id, cand, vector)
-                if plan.action == "confirmed":
-                    plans.append((plan, plan.confirmed_id))
-                    continue
-                new_id = self.ledger.next_memory_id(conn)
-                conn.execute("PRAGMA defer_foreign_keys = ON")
-                for old_id in plan.supersede_ids:
-                    self.ledger.mark_superseded(conn, old_id, new_id, now)
-                    self.ledger.outbox(conn, "remove", user_id, old_id)
-                self.ledger.insert_memory(
-                    conn, memory_id=new_id, user_id=user_id, text=cand.text, type=cand.type, subject=cand.subject,
-                    attribute=cand.attribute, value=cand.value, value_key=extractlib.value_key(cand.value),
-                    multi_valued=plan.multi, importance=cand.importance, message_id=message_id, embedding=vector,
-                    created_at=now, supersedes=plan.supersede_ids[0] if plan.supersede_ids else None,
-                )
-                self.ledger.outbox(conn, "add", user_id, new_id)
-                plans.append((plan, new_id))
-            status = _overall_status(plans)
-            self.ledger.set_message_outcome(conn, message_id, status)
-            pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
-        # Committed: SQLite is the truth now. Bring the indexes along; a crash here is repaired on open.
-        self._apply_outbox(pending)
-        memories = self.ledger.get_many([mid for _, mid in plans] + [i for p, _ in plans for i in p.supersede_ids])
-        for plan, mid in plans:
-            outcomes.append(FactOutcome(plan.action, memories[mid], [memories[i] for i in plan.supersede_ids]))
-        return IngestResult(
-            status=status,
-            memories=[o.memory for o in outcomes],
-            superseded_ids=[s.id for o in outcomes for s in o.superseded],
-            message=_describe(status, outcomes),
-            message_id=message_id,
-            outcomes=outcomes,
+        logged: list[tuple[int, str, list[tuple[Plan, int]]]] = []
+        with self._write_lock:
+            with self.ledger.transaction() as conn:
+                if self._applied_outbox:
+                    conn.executemany("DELETE FROM index_outbox WHERE id = ?", [(i,) for i in self._applied_outbox])
+                    self._applied_outbox = []
+                for (text, user_id, source_id, timestamp, speaker), cands, vectors in batch:
+                    message_id = self.ledger.insert_message(conn, user_id, text, source_id, timestamp, speaker, now)
+                    plans = [self._apply_candidate(conn, user_id, cand, vector, message_id, now)
+                             for cand, vector in zip(cands, vectors)]
+                    status = _overall_status(plans)
+                    self.ledger.set_message_outcome(conn, message_id, status)
+                    logged.append((message_id, status, plans))
+                pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
+            # Committed: SQLite is the truth now. A crash before the indexes catch up is repaired on open.
+            self._apply_outbox(pending)
+        wanted = [i for _, _, plans in logged for p, mid in plans for i in (mid, *p.supersede_ids)]
+        memories = self.ledger.get_many(wanted)
+        results = []
+        for message_id, status, plans in logged:
+            outcomes = [FactOutcome(p.action, memories[mid], [memories[i] for i in p.supersede_ids]) for p, mid in plans]
+            results.append(IngestResult(
+                status=status, memories=[o.memory for o in outcomes],
+                superseded_ids=[m.id for o in outcomes for m in o.superseded],
+                message=_describe(status, outcomes), message_id=message_id, outcomes=outcomes,
+            ))
+        return results
+
+    def _apply_candidate(self, conn: sqlite3.Connection, user_id: str, cand: extractlib.Candidate,
+                         vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
+        plan = plan_candidate(conn, self, user_id, cand, vector)
+        if plan.action == "confirmed":
+            return plan, plan.confirmed_id
+        new_id = self.ledger.next_memory_id(conn)
+        # The old memory points at the new one before the new row exists; checked at commit.
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        for old_id in plan.supersede_ids:
+            self.ledger.mark_superseded(conn, old_id, new_id, now)
+            self.ledger.outbox(conn, "remove", user_id, old_id)
+        self.ledger.insert_memory(
+            conn, memory_id=new_id, user_id=user_id, text=cand.text, type=cand.type, subject=cand.subject,
+            attribute=cand.attribute, value=cand.value, value_key=extractlib.value_key(cand.value),
+            multi_valued=plan.multi, importance=cand.importance, message_id=message_id, embedding=vector,
+            created_at=now, supersedes=plan.supersede_ids[0] if plan.supersede_ids else None,
         )
+        self.ledger.outbox(conn, "add", user_id, new_id)
+        return plan, new_id
 
     def remember(self, subject: str, attribute: str, value: str, type: str = "fact", user_id: str = "default",
                  importance: float | None = None) -> IngestResult:
@@ -438,8 +441,7 @@ class MemoryEngine:
                 raise ValueError(f"importance must be between 0 and 1, got {importance}")
             cand = extractlib.replace(cand, importance=float(importance))
         vectors = self.embedder.encode([cand.text])
-        with self._write_lock:
-            return self._store_message(cand.clause, user_id, None, None, None, [cand], vectors)
+        return self._store_messages([((cand.clause, user_id, None, None, None), [cand], vectors)])[0]
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str, user_id: str = "default", top_k: int | None = None,
@@ -709,6 +711,7 @@ class MemoryEngine:
 
 
 def _overall_status(plans: list[tuple[Plan, int]]) -> str:
+    """One word for a message with several facts: the most consequential thing that happened."""
     actions = {p.action for p, _ in plans}
     for status in ("superseded", "created", "confirmed"):
         if status in actions:

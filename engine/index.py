@@ -70,12 +70,14 @@ class VectorIndex:
             return col
 
     def add(self, user_id: str, ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Add vectors. An id already present is left as it is (a memory's vector never changes but by
+        reembed, which rebuilds), so replaying a change twice is harmless; add costs half an upsert."""
         if not len(ids):
             return
         col = self._collection(user_id)
         for start in range(0, len(ids), MAX_BATCH):
             chunk = ids[start:start + MAX_BATCH]
-            col.upsert(ids=[str(i) for i in chunk], embeddings=np.asarray(vectors[start:start + MAX_BATCH], dtype=np.float32))
+            col.add(ids=[str(i) for i in chunk], embeddings=np.asarray(vectors[start:start + MAX_BATCH], dtype=np.float32))
 
     def remove(self, user_id: str, ids: Sequence[int]) -> None:
         if not len(ids):
