@@ -408,7 +408,7 @@ class MemoryEngine:
 
     def _apply_candidate(self, conn: sqlite3.Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
-        plan = plan_candidate(conn, self, user_id, cand, vector)
+        plan = plan_candidate(conn, self, user_id, cand, vector, message_id)
         if plan.action == "confirmed":
             return plan, plan.confirmed_id
         new_id = self.ledger.next_memory_id(conn)

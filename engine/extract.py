@@ -86,6 +86,8 @@ SLOTS: dict[str, Slot] = _slots(
     ("framework", "project_detail", False, 0.8, "the project's framework: Next.js, Django, Rails", "project"),
     ("project_language", "project_detail", False, 0.7, "the project's programming language", "project"),
     ("project_database", "project_detail", False, 0.8, "the project's database", "project"),
+    ("frontend", "project_detail", False, 0.7, "the project's frontend, UI framework", "project"),
+    ("backend", "project_detail", False, 0.7, "the project's backend, server framework", "project"),
     ("hosting", "project_detail", False, 0.7, "where the project is hosted or deployed: AWS, Vercel", "project"),
     ("deadline", "project_detail", False, 0.9, "project deadline, due date, launch or release date", "project"),
     ("budget", "project_detail", False, 0.8, "project budget, cost limit", "project"),
@@ -93,6 +95,9 @@ SLOTS: dict[str, Slot] = _slots(
     ("port", "project_detail", False, 0.6, "the port the app or server runs on", "project"),
     ("team", "project_detail", False, 0.6, "the project team: size, members, who works on it", "project"),
     ("client", "project_detail", False, 0.7, "the client or customer the project is for", "project"),
+    ("sibling_count", "fact", False, 0.6, "how many brothers and sisters the person has"),
+    ("children_count", "fact", False, 0.7, "how many children the person has"),
+    ("pet_count", "fact", False, 0.5, "how many pets the person has"),
     ("note", "fact", True, 0.5, "other information about the person"),
 )
 
@@ -151,6 +156,11 @@ def known_slot(value: str) -> tuple[str, str] | None:
 
 _MODALS = {"can", "could", "will", "would", "should", "must", "might", "may", "shall", "did", "was", "had",
            "used", "cannot", "can't", "won't", "wouldn't", "couldn't", "shouldn't", "didn't", "wasn't"}
+_PAST = set("""
+forgot got went had made took came saw knew thought told found gave left felt became began bought brought built
+caught chose drove ate fell flew grew heard held kept lost met paid ran read said sent sold spent stood taught
+wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cost lent meant slept sat misread
+""".split())
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "'m": "is", "don't": "doesn't",
               "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
               "aren't": "isn't"}
@@ -165,7 +175,7 @@ def _third_person_verb(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
-    if low in _MODALS or low.endswith("ed") or not low.isalpha():
+    if low in _MODALS or low in _PAST or low.endswith("ed") or not low.isalpha():
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -252,7 +262,8 @@ UPDATE_CUES = re.compile(
     r"\b(?:actually|moved|moving|relocated|switched|switching|changed|changing|no longer|not anymore|anymore|"
     r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|"
     r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
-    r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become)\b",
+    r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
+    r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling)\b",
     re.IGNORECASE,
 )
 _FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECASE)
@@ -266,8 +277,8 @@ _IMPORTANT = re.compile(
 
 
 def strip_cue_prefix(clause: str) -> str:
-    stripped = _CUE_PREFIX.sub("", clause).strip()
-    return stripped or clause
+    """"Actually, the deadline moved" -> "the deadline moved"; a bare "Correction" -> ""."""
+    return _CUE_PREFIX.sub("", clause).strip()
 
 
 # --- value helpers ----------------------------------------------------------------------------
@@ -365,7 +376,7 @@ _PROJECT_ATTRS = {
     "ship date": "deadline", "go-live date": "deadline", "go live date": "deadline", "demo day": "deadline",
     "database": "project_database", "db": "project_database", "datastore": "project_database",
     "framework": "framework", "frontend framework": "framework", "backend framework": "framework",
-    "frontend": "framework", "backend": "framework", "stack": "framework", "tech stack": "framework",
+    "frontend": "frontend", "backend": "backend", "stack": "framework", "tech stack": "framework",
     "hosting": "hosting", "host": "hosting", "cloud": "hosting", "cloud provider": "hosting",
     "hosting provider": "hosting", "server": "hosting", "deployment": "hosting",
     "repo": "repository", "repository": "repository", "github repo": "repository", "git repo": "repository",
@@ -512,7 +523,7 @@ def _job_at(clause, m, S, P):
     return [_Found("job_title", job, f"{S} works as {_article(job)} {job}."), _Found("employer", emp, f"{S} works at {emp}.")]
 
 
-@rule(rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by|with)|{_I}\s+{_NOW}(?:joined|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)")
+@rule(rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by|with)|{_I}\s+{_NOW}(?:(?:started|got|landed|accepted|took|began)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|gig)\s+(?:at|with)|joined|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)")
 def _employer(clause, m, S, P):
     v = strip_when(clean_value(m["v"]))
     old = None
@@ -568,6 +579,17 @@ def _pets(clause, m, S, P):
 def _pet_name(clause, m, S, P):
     v = f"{m['kind']} named {clean_value(m['v'])}"
     return _Found("pets", v)
+
+
+_COUNT_NOUNS = {"sibling": "sibling_count", "kid": "children_count", "child": "children_count",
+                "children": "children_count", "pet": "pet_count"}
+
+
+@rule(r"^(?:i|we) (?:have|'ve got|have got) (?P<n>no|zero|one|two|three|four|five|six|seven|eight|nine|ten|\d+) (?P<noun>siblings?|kids?|children|child|pets?)\b")
+def _count(clause, m, S, P):
+    noun = m["noun"].lower()
+    noun = "child" if noun == "children" else noun.rstrip("s")
+    return _Found(_COUNT_NOUNS[noun], m["n"].lower())
 
 
 @rule(r"^(?:i|we) have (?:an?|one|two|three|\d+) (?:(?:older|younger|little|big|twin|step|half)[\s-])?(?P<rel>sister|brother|son|daughter|kid|child)s?\b(?:\s+(?:named|called)\s+(?P<v>[A-Z][\w'-]+))?", re.IGNORECASE)
@@ -679,31 +701,41 @@ def _building(clause, m, S, P):
 _PROJECT_ATTR_ALT = "|".join(sorted((re.escape(k) for k in _PROJECT_ATTRS), key=len, reverse=True))
 
 
-@rule(rf"^(?:(?:the|my|our|this)\s+)?(?:project(?:'s)?\s+|app(?:'s)?\s+|site(?:'s)?\s+|product(?:'s)?\s+)?(?P<attr>{_PROJECT_ATTR_ALT})\s+(?:(?:has|had)\s+been\s+|is\s+|was\s+|got\s+|will be\s+|just\s+)*(?:now\s+)?(?P<verb>moved|pushed(?:\s+back)?|changed|set|extended|shifted|rescheduled|postponed|delayed|brought forward|moved up|bumped|updated|locked|fixed|switched|migrated|runs on|uses|lives on|lives at|is on|is hosted on|hosted on|deployed (?:on|to)|called|named|=|:)?\s*(?:to|for|on|at|until|as|from\s+\S.*?\s+to)?\s*(?P<v>.+)")
+_PROJECT_VERB = (
+    r"(?:(?:has|had)\s+been\s+|is\s+|was\s+|got\s+|will be\s+|just\s+|now\s+)*"
+    r"(?P<verb>moved|pushed(?:\s+back)?|changed|set|extended|shifted|rescheduled|postponed|delayed|brought forward|"
+    r"moved up|bumped|updated|locked|fixed|switched|migrated|runs on|uses|lives on|lives at|is on|is hosted on|"
+    r"hosted on|deployed (?:on|to)|called|named|is|was|will be|=|:)"
+)
+
+
+@rule(rf"^(?:(?:the|my|our|this)\s+)?(?:project(?:'s)?\s+|app(?:'s)?\s+|site(?:'s)?\s+|product(?:'s)?\s+)?(?:(?P<qual>[a-z][\w-]*)\s+)??(?P<attr>{_PROJECT_ATTR_ALT})\s*{_PROJECT_VERB}\s*(?:(?:now|still)\s+)?(?:to|for|on|at|until|as|from\s+\S.*?\s+to)?\s*(?P<v>.+)")
 def _project_attr(clause, m, S, P):
-    attr = _PROJECT_ATTRS[m["attr"].lower()]
+    raw = m["attr"].lower()
+    attr = _PROJECT_ATTRS[raw]
+    qual = (m["qual"] or "").lower()
+    if qual in ("the", "my", "our", "this", "a", "an", "new", "current", "final", "official", "actual", "real"):
+        qual = ""
     v = clean_value(m["v"])
-    if not v or v.lower() in ("is", "was"):
-        return None
     v = re.sub(r"^(?:is|was|will be|now)\s+", "", v, flags=re.IGNORECASE)
+    if not v:
+        return None
     old = None
     fm = re.search(r"\bfrom\s+(?P<old>.+?)\s+to\s+", m.group(0), re.IGNORECASE)
     if fm:
         old = clean_value(fm["old"])
     if attr == "team" and not re.search(r"\d|people|person|members|devs|engineers", v, re.IGNORECASE):
         return None
-    label = {"project_database": "database", "project_language": "language", "project_description": "description",
-             "project_name": "name"}.get(attr, attr.replace("_", " "))
-    text = f"Project {label} is {v}."
-    if attr == "project_name":
-        text = f"The project is called {v}."
+    if qual:  # "the backend deadline" and "the frontend deadline" are two slots
+        attr, raw = f"{attr}_{_slug(qual)}", f"{qual} {raw}"
+    text = f"The project is called {v}." if attr == "project_name" else f"Project {raw} is {v}."
     return _Found(attr, v, text, subject="project", replaced_value=old, type="project_detail")
 
 
 @rule(r"^(?:it's|it is|the (?:project|app|release|launch|mvp|demo) is|everything is|we(?:'re| are) (?:due|shipping|launching|releasing)|we (?:ship|launch|release|go live))\s+(?:now\s+)?(?:due|shipping|launching|releasing)?\s*(?:on|by|in|for|before)\s+(?P<v>.+)")
 def _due(clause, m, S, P):
     v = clean_value(m["v"])
-    return _Found("deadline", v, f"Project deadline is {v}.", subject="project", type="project_detail")
+    return _Found("deadline", v, subject="project", type="project_detail")
 
 
 @rule(r"^(?:(?:the|my|our) )?(?:project|app|product|startup|side project) is (?:called|named)\s+(?P<v>.+)")
@@ -712,23 +744,30 @@ def _project_name(clause, m, S, P):
     return _Found("project_name", v, f"The project is called {v}.", subject="project", type="project_detail")
 
 
-@rule(rf"^(?:(?:i|we) (?:have|'ve got|got|have got)|there(?:'s| is)|(?:my|our|the))\s+(?:an?\s+|my\s+|our\s+|the\s+)?(?P<e>[\w\s'-]{{0,30}}?(?:{_EVENT_NOUNS}))\s+(?:is\s+|was\s+|got\s+|has been\s+|'s\s+)?(?:now\s+)?(?:moved\s+|rescheduled\s+|pushed\s+|postponed\s+|changed\s+|set\s+|scheduled\s+|planned\s+|booked\s+)?(?:to\s+|for\s+)?(?P<v>{_WHEN}.*)$")
+@rule(rf"^(?:(?:i|we) (?:have|'ve got|got|have got)|there(?:'s| is)|(?:my|our|the))\s+(?:an?\s+|my\s+|our\s+|the\s+)?(?P<e>[\w\s'-]{{0,30}}?(?:{_EVENT_NOUNS})(?:\s+(?:with|to|at|for|in)\s+(?:the\s+|my\s+|our\s+)?[\w'-]+)?)\s+(?:is\s+|was\s+|got\s+|has been\s+|'s\s+)?(?:(?:lands|departs|leaves|starts|begins|ends|arrives|happens|takes place)\s+)?(?:now\s+)?(?:moved\s+|rescheduled\s+|pushed\s+|postponed\s+|changed\s+|set\s+|scheduled\s+|planned\s+|booked\s+)?(?:to\s+|for\s+)?(?P<v>{_WHEN}.*)$")
 def _event(clause, m, S, P):
     name = clean_value(m["e"]).lower()
     name = re.sub(r"^(?:an?|the|my|our)\s+", "", name)
     if name in ("deadline", "launch", "release"):
         v = clean_value(m["v"])
-        return _Found("deadline", v, f"Project deadline is {v}.", subject="project", type="project_detail")
-    return _Found("date", clean_value(m["v"]), subject=f"event:{name}", type="event")
+        return _Found("deadline", v, subject="project", type="project_detail")
+    return _Found("date", clean_value(m["v"]), subject=event_subject(name), type="event")
 
 
-@rule(r"^(?:i'?m|i am|we'?re|we are)\s+(?:going|flying|traveling|travelling|heading|driving|off)\s+to\s+(?P<e>.+?)\s+(?P<v>(?:on|in|next|this|tomorrow|for|over|during|at the end of)\b.+)$")
+def event_subject(name: str) -> str:
+    """Word order and small words do not make another event: "meeting with the investors" is
+    "investor meeting"."""
+    words = sorted(set(textlib.tokenize(name))) or [name]
+    return "event:" + " ".join(words)
+
+
+@rule(r"^(?:i'?m|i am|we'?re|we are)\s+(?:going|flying|traveling|travelling|heading|driving|off|visiting|taking a trip)\s+(?:to\s+)?(?P<e>.+?)\s+(?P<v>(?:on|in|next|this|tomorrow|for|over|during|at the end of)\b.+)$")
 def _trip(clause, m, S, P):
     dest = clean_value(m["e"])
-    return _Found("date", clean_value(m["v"]), subject=f"event:trip to {dest.lower()}", type="event")
+    return _Found("date", clean_value(m["v"]), subject=event_subject(f"trip {dest}"), type="event")
 
 
-@rule(r"^(?:my (?:main |big |long[- ]term |career |ultimate |new |current )?(?:goal|dream|ambition|plan|aim|resolution|objective) (?:is|for this year is|this year is) to|i (?:really )?(?:want|wanna|would like|'d like|hope|plan|am planning|'m planning|intend|aim|am aiming|'m aiming|am hoping|'m hoping|am trying|'m trying|dream) to)\s+(?P<v>.+)")
+@rule(r"^(?:my (?:main |big |long[- ]term |career |ultimate |new |current )?(?:goal|dream|ambition|plan|aim|resolution|objective) (?:is|for this year is|this year is) to|i (?:really )?(?:want|wanna|would like|'d like|hope|plan|am planning|'m planning|intend|aim|am aiming|'m aiming|am hoping|'m hoping|am trying|'m trying|dream) to|i(?:'m| am) (?:training|preparing|saving up|studying) for)\s+(?P<v>.+)")
 def _goal(clause, m, S, P):
     return _Found("goal", clean_value(m["v"]), type="goal")
 
@@ -743,9 +782,24 @@ def _education(clause, m, S, P):
     return _Found("education", clean_value(m["v"]))
 
 
+@rule(r"^(?:i|we) (?:have|got|'ve got|have got) (?:an?\s+)?(?:new\s+)?(?P<rel>[a-z][\w -]{1,30}?)(?:\s+now)?(?:,|\s+and|\s+-)?\s+(?:(?:his|her|their) name is|(?:he|she|they)(?:'s| is| are) called|named|called)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)", re.IGNORECASE)
+def _new_person(clause, m, S, P):
+    rel = m["rel"].strip().lower()
+    slot = _RELATIONS.get(rel)
+    if slot in ("siblings", "children"):
+        return _Found(slot, f"{rel} {m['v']}", f"{P} {rel} is named {m['v']}.")
+    return _Found(slot or _slug(rel), m["v"], f"{P} {rel} is {m['v']}.")
+
+
+@rule(r"^(?:i|we) (?:just\s+)?(?:bought|rented|purchased|found|got) (?:a|an|our|my) (?:new\s+)?(?:house|home|flat|apartment|condo|place) (?:in|near)\s+(?P<v>.+)")
+def _bought_home(clause, m, S, P):
+    v = strip_when(clean_value(m["v"]))
+    return _Found("location", v, f"{S} lives in {v}.")
+
+
 @rule(r"^my (?P<attr>[a-z][\w\s'-]{0,30}?)\s+(?:is|are|was|=|:)\s+(?P<v>.+)")
 def _my_x_is(clause, m, S, P):
-    raw_attr = m["attr"].strip().lower()
+    raw_attr = re.sub(r"^(?:new|current|old|former|previous|actual)\s+", "", m["attr"].strip().lower())
     v = clean_value(m["v"])
     if not v:
         return None

@@ -259,9 +259,9 @@ class Ledger:
         return out
 
     def active_in_slot(self, conn: sqlite3.Connection, user_id: str, subject: str, attribute: str) -> list[tuple]:
-        """(id, value_key, multi_valued, embedding) of the active memories in one slot."""
+        """(id, value_key, multi_valued, embedding, message_id) of the active memories in one slot."""
         return conn.execute(
-            "SELECT id, value_key, multi_valued, embedding FROM memories "
+            "SELECT id, value_key, multi_valued, embedding, message_id FROM memories "
             "WHERE user_id = ? AND subject = ? AND attribute = ? AND status = 'active' ORDER BY id",
             (user_id, subject, attribute),
         ).fetchall()

@@ -9,9 +9,12 @@ Rules, in order:
    at least `conflict_threshold` similar, so a loose slot name cannot pair unrelated facts.
 4. Accumulating slots (hobbies, pets, languages...) only change on an explicit switch ("switched
    to", "instead", "no longer"): "I also play piano" leaves "I play guitar" alone.
-5. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
-   memories by meaning and replaces the nearest single-valued one when it is at least
-   `conflict_threshold + CUE_MARGIN` similar. Accumulating memories are never replaced this way.
+5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
+   replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
+6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
+   memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
+   CUE_MARGIN` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
+Facts from the same message never replace each other.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
 """
 from __future__ import annotations
@@ -46,13 +49,15 @@ class Plan:
 
 
 def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
-                   vector: np.ndarray) -> Plan:
+                   vector: np.ndarray, message_id: int) -> Plan:
     threshold = engine.settings.conflict_threshold
     rows = engine.ledger.active_in_slot(conn, user_id, cand.subject, cand.attribute)
     key = value_key(cand.value)
-    for memory_id, existing_key, _, _ in rows:
+    for memory_id, existing_key, _, _, _ in rows:
         if existing_key == key:
             return Plan("confirmed", confirmed_id=memory_id)
+    # Facts from the same message never replace each other ("I bought a house in York and moved there").
+    rows = [(mid, vkey, multi, blob) for mid, vkey, multi, blob, msg in rows if msg != message_id]
 
     def similarity(blob: bytes) -> float:
         return float(blob_to_vector(blob) @ vector)
@@ -66,14 +71,16 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
     if not targets and rows:
         if not cand.multi and cand.understood:
             targets = [mid for mid, blob in holders if canonical or similarity(blob) >= threshold]
-        elif not cand.understood and canonical and cand.update_cue:
-            targets = [mid for mid, blob in holders if similarity(blob) >= threshold]
+        elif not cand.understood and cand.update_cue:
+            ranked = sorted(((similarity(blob), mid) for mid, _, _, blob in rows), reverse=True)
+            if ranked[0][0] >= threshold:
+                targets = [ranked[0][1]]
         elif cand.multi and STRONG_CUES.search(cand.clause):
             ranked = sorted(((similarity(blob), mid) for mid, _, _, blob in rows), reverse=True)
             if len(ranked) == 1 or ranked[0][0] >= threshold:
                 targets = [ranked[0][1]]
     if not targets and not rows and cand.update_cue:
-        targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN)
+        targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
     multi = cand.multi or any(mid not in targets for mid, _ in holders)
@@ -81,19 +88,21 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
 
 
 def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
-                        vector: np.ndarray, min_similarity: float) -> list[int]:
+                        vector: np.ndarray, min_similarity: float, message_id: int) -> list[int]:
     nearest = engine.index.query(user_id, vector, 5)
     for memory_id, sim in sorted(nearest.items(), key=lambda kv: kv[1], reverse=True):
         if sim < min_similarity:
             break
         row = conn.execute(
-            "SELECT multi_valued, subject FROM memories WHERE id = ? AND user_id = ? AND status = 'active'",
-            (memory_id, user_id),
+            "SELECT multi_valued, subject, attribute FROM memories "
+            "WHERE id = ? AND user_id = ? AND status = 'active' AND message_id IS NOT ?",
+            (memory_id, user_id, message_id),
         ).fetchone()
         if row is None:
             continue
-        multi_valued, subject = row
-        if multi_valued and not cand.replaced_value:
+        multi_valued, subject, attribute = row
+        accumulating_slot = attribute in SLOTS and SLOTS[attribute].multi
+        if multi_valued and accumulating_slot and not cand.replaced_value:
             continue
         if cand.understood and subject != cand.subject and not subject.startswith("event:"):
             continue

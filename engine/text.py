@@ -178,7 +178,8 @@ _SMALL_TALK_WORDS = frozenset(
     exactly agreed agree true interesting wait hold on one sec second brb ttyl all the and for again
     appreciate appreciated it helps helped helpful well done done go ahead continue please pls plz
     have day weekend bro dude mate man buddy friend guys folks everyone there all how are doing what's up sup
-    good-bye see-you you're youre the best
+    good-bye see-you you're youre the best talk speak chat catch up soon later sorry late reply response
+    delay been crazy hectic busy week day long it's its was ttys nite gnight sleep well sweet dreams
     """.split()
 )
 _EMOJI_OR_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
@@ -200,7 +201,8 @@ def is_small_talk(text: str) -> bool:
 _LEADING_FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|oh|ah|well|so|hey|hi|hello|thanks|thank you|cool|great|nice|sure|yeah|yes|no|"
     r"by the way|btw|fyi|anyway|anyways|also|oh and|and|just so you know|for the record|quick update|update|"
-    r"heads up|fun fact|good morning|good evening|haha|lol)\b[\s,!.:;-]*)+",
+    r"heads up|fun fact|good morning|good evening|haha|lol|just a reminder|reminder|as i said|as i mentioned|"
+    r"like i said|to recap|just to recap|again)\b[\s,!.:;-]*)+",
     re.IGNORECASE,
 )
 
