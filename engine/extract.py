@@ -797,7 +797,26 @@ def _bought_home(clause, m, S, P):
     return _Found("location", v, f"{S} lives in {v}.")
 
 
-@rule(r"^my (?P<attr>[a-z][\w\s'-]{0,30}?)\s+(?:is|are|was|=|:)\s+(?P<v>.+)")
+@rule(r"^(?:(?:we|i) (?:deploy|host|ship|run)(?: it| the app| the site| the project| everything| our app| my app)?|(?:the|our|my) (?:app|site|project|api|service|backend|frontend) (?:is deployed|is hosted|runs|is running|lives))\s+(?:on|to|at|with|in)\s+(?P<v>.+)")
+def _deploy(clause, m, S, P):
+    v = clean_value(m["v"])
+    known = known_slot(v)
+    return _Found("hosting", known[1] if known and known[0] == "hosting" else v, subject="project", type="project_detail")
+
+
+@rule(r"^(?:the|our|my) (?:app|site|project|api|service|product|codebase|backend|frontend) (?:uses|is built (?:with|on|in)|is written in|relies on|runs on|is using)\s+(?P<v>.+)")
+def _project_uses(clause, m, S, P):
+    v = clean_value(m["v"])
+    known = known_slot(v)
+    if known is None:
+        return None
+    slot = {"database": "project_database", "programming_languages": "project_language"}.get(known[0], known[0])
+    if slot not in ("framework", "hosting", "project_database", "project_language"):
+        return None
+    return _Found(slot, known[1], subject="project", type="project_detail")
+
+
+@rule(r"^(?:my|our) (?P<attr>[a-z][\w\s'-]{0,30}?)\s+(?P<cop>is|are|was|were|=|:)\s+(?P<v>.+)")
 def _my_x_is(clause, m, S, P):
     raw_attr = re.sub(r"^(?:new|current|old|former|previous|actual)\s+", "", m["attr"].strip().lower())
     v = clean_value(m["v"])
@@ -816,7 +835,8 @@ def _my_x_is(clause, m, S, P):
     slot = SLOTS.get(attr)
     if slot and slot.multi:
         return _Found(attr, v)
-    return _Found(attr, v, f"{P} {raw_attr} is {v}.")
+    copula = m["cop"] if m["cop"] in ("is", "are", "was", "were") else "is"
+    return _Found(attr, v, f"{P} {raw_attr} {copula} {v}.")
 
 
 def _slug(words: str) -> str:
