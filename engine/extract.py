@@ -879,11 +879,14 @@ def informative(clause: str) -> bool:
     return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6
 
 
+MAX_RULE_CLAUSE = 300
+
+
 def extract(message: str, *, speaker: str | None = None, classify: Classifier | None = None) -> list[Candidate]:
     """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
-    for sentence in textlib.split_sentences(message):
+    for sentence in textlib.split_sentences(textlib.normalize(message)):
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):
             candidates.extend(_extract_clause(clause, subject_key, S, P, classify, cue_in_sentence))
@@ -903,9 +906,11 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Cla
     if not clause:
         return []
     cue = bool(UPDATE_CUES.search(original)) or cue_in_sentence
-    found = _apply_rules(clause, S, P)
+    # Rules are for sentences people say; a very long clause goes straight to the fallback, which
+    # also keeps matching time linear in the length of the message.
+    found = _apply_rules(clause, S, P) if len(clause) <= MAX_RULE_CLAUSE else []
     negated = None
-    if not found:
+    if not found and len(clause) <= MAX_RULE_CLAUSE:
         neg = _NEGATION.match(clause)
         if neg and neg["rest"]:
             positive = re.sub(r"\b(?:no longer|don't|do not|never|stopped|quit|gave up|dropped|ditched|am not|'m not|are not|'re not)\s+", "", clause, count=1, flags=re.IGNORECASE)
