@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "memengine.db"
 MAX_FIELD_CHARS = 512  # source_id, timestamp, speaker
+VECTOR_FLUSH_AT = 64  # committed vectors that may wait before one batched Chroma write
 EXPORT_VERSION = 1
 
 
@@ -80,7 +81,11 @@ class MemoryEngine:
         self._dir_lock = _DirLock(self.data_dir / "engine.lock")
         self._write_lock = threading.RLock()
         self._closed = False
-        self._applied_outbox: list[int] = []
+        self._outbox_seen = 0  # highest outbox row handed to the indexes
+        self._applied_outbox: list[int] = []  # outbox rows Chroma has applied; deleted with the next write
+        self._index_lock = threading.RLock()
+        self._vector_queue: list[tuple] = []  # committed changes not yet written to Chroma
+        self._unflushed: dict[str, dict[int, np.ndarray]] = {}  # their vectors, which recall scores directly
         try:
             self.ledger = Ledger(self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
             self.embedder = embedder if embedder is not None else load_embedder(self.settings)
@@ -113,6 +118,7 @@ class MemoryEngine:
         if self._closed:
             return
         with self._write_lock:
+            self._flush_vectors()
             self._flush_outbox()
             self.ledger.set_meta("clean_shutdown", "1")
             self.ledger.close()
@@ -157,6 +163,7 @@ class MemoryEngine:
         clean = self.ledger.get_meta("clean_shutdown") == "1"
         self.ledger.set_meta("clean_shutdown", "0")
         pending = self.ledger.query("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id")
+        self._outbox_seen = pending[-1][0] if pending else 0
         if pending:
             self._apply_outbox(pending)
             report["outbox_replayed"] = len(pending)
@@ -171,31 +178,73 @@ class MemoryEngine:
             log.warning("index repaired on open: %s", report)
         return report
 
-    def _apply_outbox(self, rows: list[tuple]) -> None:
+    def _apply_outbox(self, rows: list[tuple], *, defer: bool = False) -> None:
+        """Bring the indexes in line with committed changes.
+
+        The lexical index changes at once. Vector writes cost a Chroma call each, so on the ingest
+        path they wait in a small queue and go to Chroma in batches; until then recall scores the
+        waiting vectors directly (`_unflushed`). The outbox rows stay in SQLite until Chroma has
+        them, so a crash loses nothing: they are replayed on the next open.
+        """
+        added = [r[3] for r in rows if r[1] == "add"]
+        memories = self.ledger.get_many(added) if added else {}
+        vectors = self.ledger.embeddings([i for i in added if i in memories]) if added else {}
+        with self._index_lock:
+            for _, op, user_id, memory_id in rows:
+                if op == "add":
+                    memory = memories.get(memory_id)
+                    if memory is not None and memory.status == "active":
+                        self.lexical.add(user_id, memory_id, _lexical_document(memory.text, memory.attribute))
+                        self._unflushed.setdefault(user_id, {})[memory_id] = vectors[memory_id]
+                elif op == "remove":
+                    self.lexical.remove(user_id, memory_id)
+                    self._unflushed.get(user_id, {}).pop(memory_id, None)
+                elif op == "drop_user":
+                    self.lexical.drop_user(user_id)
+                    self._unflushed.pop(user_id, None)
+            self._vector_queue.extend(rows)
+            if not defer or len(self._vector_queue) >= VECTOR_FLUSH_AT:
+                self._flush_vectors_locked()
+
+    def _new_outbox_rows(self, conn: sqlite3.Connection) -> list[tuple]:
+        """Outbox rows written since the last call (older ones are queued or applied already)."""
+        rows = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox WHERE id > ? ORDER BY id",
+                            (self._outbox_seen,)).fetchall()
+        if rows:
+            self._outbox_seen = rows[-1][0]
+        return rows
+
+    def _flush_vectors(self) -> None:
+        with self._index_lock:
+            self._flush_vectors_locked()
+
+    def _flush_vectors_locked(self) -> None:
+        rows, self._vector_queue = self._vector_queue, []
+        if not rows:
+            return
         adds: dict[str, list[int]] = {}
         for _, op, user_id, memory_id in rows:
             if op == "add":
                 adds.setdefault(user_id, []).append(memory_id)
             elif op == "remove":
-                self._flush_adds(adds)
+                self._write_adds(adds)
                 self.index.remove(user_id, [memory_id])
-                self.lexical.remove(user_id, memory_id)
             elif op == "drop_user":
-                self._flush_adds(adds)
+                self._write_adds(adds)
                 self.index.drop_user(user_id)
-                self.lexical.drop_user(user_id)
-        self._flush_adds(adds)
+        self._write_adds(adds)
         self._applied_outbox.extend(r[0] for r in rows)
 
-    def _flush_adds(self, adds: dict[str, list[int]]) -> None:
+    def _write_adds(self, adds: dict[str, list[int]]) -> None:
         for user_id, ids in adds.items():
             memories = self.ledger.get_many(ids)
             live = [i for i in ids if i in memories and memories[i].status == "active"]
             if live:
                 vectors = self.ledger.embeddings(live)
                 self.index.add(user_id, live, np.stack([vectors[i] for i in live]))
-                for i in live:
-                    self.lexical.add(user_id, i, _lexical_document(memories[i].text, memories[i].attribute))
+            waiting = self._unflushed.get(user_id, {})
+            for i in ids:
+                waiting.pop(i, None)
         adds.clear()
 
     def _flush_outbox(self) -> None:
@@ -206,6 +255,7 @@ class MemoryEngine:
                 conn.executemany("DELETE FROM index_outbox WHERE id = ?", [(i,) for i in ids])
 
     def _verify_and_fix(self, *, fix: bool) -> dict[str, Any]:
+        self._flush_vectors()
         truth = self.ledger.active_ids_by_user()
         users_fixed, missing_total, extra_total = [], 0, 0
         for user_id, ids in truth.items():
@@ -235,8 +285,9 @@ class MemoryEngine:
                 "orphan_collections": len(orphans)}
 
     def verify_index(self) -> dict[str, Any]:
-        """Compare the vector and lexical indexes with SQLite, exactly, without changing anything."""
+        """Compare the vector and lexical indexes with SQLite, exactly (after writing queued vectors)."""
         self._check_open()
+        self._flush_vectors()
         truth = self.ledger.active_ids_by_user()
         report: dict[str, Any] = {"users": len(truth), "active": sum(map(len, truth.values())),
                                   "vector_missing": 0, "vector_extra": 0, "lexical_missing": 0, "lexical_extra": 0}
@@ -256,7 +307,9 @@ class MemoryEngine:
     def rebuild_index(self) -> dict[str, Any]:
         """Drop the vector and lexical indexes and rebuild both from SQLite (no re-embedding)."""
         self._check_open()
-        with self._write_lock:
+        with self._write_lock, self._index_lock:
+            self._vector_queue.clear()
+            self._unflushed.clear()
             self.index.reset()
             self.lexical.reset()
             truth = self.ledger.active_ids_by_user()
@@ -391,9 +444,9 @@ class MemoryEngine:
                     status = _overall_status(plans)
                     self.ledger.set_message_outcome(conn, message_id, status)
                     logged.append((message_id, status, plans))
-                pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
+                pending = self._new_outbox_rows(conn)
             # Committed: SQLite is the truth now. A crash before the indexes catch up is repaired on open.
-            self._apply_outbox(pending)
+            self._apply_outbox(pending, defer=True)
         wanted = [i for _, _, plans in logged for p, mid in plans for i in (mid, *p.supersede_ids)]
         memories = self.ledger.get_many(wanted)
         results = []
@@ -470,7 +523,11 @@ class MemoryEngine:
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         n = max(s.candidate_k, top_k * 2)
+        with self._index_lock:  # snapshot before querying Chroma: a flush in between cannot hide a memory
+            waiting = dict(self._unflushed.get(user_id, {}))
         dense = self.index.query(user_id, qvec, n)
+        for memory_id, vector in waiting.items():
+            dense.setdefault(memory_id, float(vector @ qvec))
         timings["dense"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         terms = textlib.tokenize(query_text)
@@ -601,7 +658,7 @@ class MemoryEngine:
                 conn.execute("UPDATE memories SET status = 'deleted', updated_at = ? WHERE id = ?", (now, memory.id))
                 if memory.status == "active":
                     self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
-                pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
+                pending = self._new_outbox_rows(conn)
             self._apply_outbox(pending)
             return self.ledger.get(memory.id)
 
@@ -615,7 +672,7 @@ class MemoryEngine:
                 messages = conn.execute("DELETE FROM messages WHERE user_id = ?", (user_id,)).rowcount
                 conn.execute("DELETE FROM index_outbox WHERE user_id = ?", (user_id,))
                 self.ledger.outbox(conn, "drop_user", user_id)
-                pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
+                pending = self._new_outbox_rows(conn)
             self._apply_outbox(pending)
             return {"memories": memories, "messages": messages}
 
@@ -681,7 +738,7 @@ class MemoryEngine:
                         )
                         if m["status"] == "active":
                             self.ledger.outbox(conn, "add", m["user_id"], memory_ids[m["id"]])
-                    pending = conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox ORDER BY id").fetchall()
+                    pending = self._new_outbox_rows(conn)
             except sqlite3.IntegrityError as exc:
                 raise ValueError(f"import conflicts with the store ({exc}); nothing was imported") from None
             self._apply_outbox(pending)

@@ -66,7 +66,7 @@ MIGRATIONS: list[str] = [
     -- Changes the vector index has not applied yet, written in the same transaction as the change,
     -- so a crash between SQLite and Chroma is repaired on the next open.
     CREATE TABLE index_outbox (
-        id INTEGER PRIMARY KEY,
+        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the engine reads "rows after the last seen"
         op TEXT NOT NULL CHECK (op IN ('add', 'remove', 'drop_user')),
         user_id TEXT NOT NULL,
         memory_id INTEGER

@@ -307,6 +307,7 @@ def test_the_store_refuses_another_model(tmp_path, embedder):
 def test_index_damage_is_detected_and_repaired_on_open(tmp_path, embedder):
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
         ids = [r.memories[0].id for r in eng.ingest_many(["I use Arch Linux.", "I live in Berlin", "I play chess"])]
+        eng._flush_vectors()
         eng._flush_outbox()  # nothing pending: only the full check can find the damage
         eng.index.remove("default", ids[:2])  # the vector index loses two memories behind the ledger's back
         assert not eng.verify_index()["ok"]
@@ -323,6 +324,7 @@ def test_index_damage_is_detected_and_repaired_on_open(tmp_path, embedder):
 def test_pending_index_changes_are_replayed_on_open(tmp_path, embedder):
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
         memory = eng.ingest("I use Arch Linux.").memories[0]
+        eng._flush_vectors()
         eng.index.remove("default", [memory.id])
         with eng.ledger.transaction() as conn:
             eng.ledger.outbox(conn, "add", "default", memory.id)
