@@ -76,7 +76,8 @@ MIGRATIONS: list[str] = [
 
 _MEMORY_COLUMNS = (
     "m.id, m.user_id, m.text, m.type, m.subject, m.attribute, m.value, m.importance, m.status, m.replaced_by, "
-    "m.supersedes, m.created_at, m.updated_at, m.superseded_at, s.source_id, s.text, s.timestamp, s.speaker, "
+    "m.supersedes, m.created_at, m.updated_at, m.superseded_at, s.source_id, s.text, "
+    "COALESCE(s.timestamp, s.created_at), s.speaker, "
     "m.message_id, m.multi_valued"
 )
 _MEMORY_FROM = "memories m LEFT JOIN messages s ON s.id = m.message_id"
