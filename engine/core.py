@@ -110,6 +110,10 @@ class MemoryEngine:
             if model_changed:
                 self.reembed()
         except BaseException:
+            if getattr(self, "index", None) is not None:
+                self.index.close()
+            if getattr(self, "ledger", None) is not None:
+                self.ledger.close()
             self._dir_lock.release()
             raise
 
@@ -122,6 +126,7 @@ class MemoryEngine:
             self._flush_outbox()
             self.ledger.set_meta("clean_shutdown", "1")
             self.ledger.close()
+            self.index.close()
             self._closed = True
             self._dir_lock.release()
 

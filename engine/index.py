@@ -119,12 +119,31 @@ class VectorIndex:
         names = [c if isinstance(c, str) else c.name for c in self._client.list_collections()]
         return {n for n in names if n.startswith(prefix)}
 
+    def close(self) -> None:
+        """Release Chroma's handles on the store (its in-process cache keeps them otherwise)."""
+        with self._lock:
+            self._collections.clear()
+            close = getattr(self._client, "close", None)
+            if close is not None:
+                close()
+
     def reset(self) -> None:
         """Drop every collection of this store (before a rebuild)."""
         with self._lock:
             self._collections.clear()
             for name in self.user_collections():
                 self._client.delete_collection(name)
+
+
+def _evict_cached_system(path: Path) -> None:
+    """Chroma caches one client system per directory for the life of the process; a system whose
+    files were unreadable stays cached half-built and would poison the fresh index. Drop that one
+    entry (not the whole cache: other stores in this process keep theirs)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with SharedSystemClient._refcount_lock:
+        SharedSystemClient._identifier_to_system.pop(str(path), None)
+        SharedSystemClient._identifier_to_refcount.pop(str(path), None)
 
 
 def open_index(*, path: Path | None, url: str | None, namespace: str) -> tuple[VectorIndex, str | None]:
@@ -141,5 +160,6 @@ def open_index(*, path: Path | None, url: str | None, namespace: str) -> tuple[V
         if url or path is None:
             raise
         log.warning("vector index at %s unreadable (%s); rebuilding it from SQLite", path, exc)
+        _evict_cached_system(path)
         shutil.rmtree(path, ignore_errors=True)
         return VectorIndex(path=path, url=None, namespace=namespace), f"index unreadable ({exc}); rebuilt"
