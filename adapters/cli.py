@@ -1,0 +1,439 @@
+"""Command line: `python -m engine <command>`.
+
+Exit codes: 0 ok; 1 not found / nothing to show; 2 bad usage or input (the reason on stderr);
+3 the data directory is in use by another process.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine import (
+    EngineError,
+    MemoryEngine,
+    ModelMismatchError,
+    NotFoundError,
+    Settings,
+    StoreInUseError,
+)
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_IN_USE = 0, 1, 2, 3
+STATUSES = ("active", "superseded", "deleted", "all")
+BATCH = 32  # messages per ingest_many call when ingesting a file
+
+
+class UsageError(Exception):
+    """Bad input detected by the CLI itself (exit 2)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Parser
+# --------------------------------------------------------------------------------------------
+
+def _common(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """--data-dir and --user, accepted before or after the subcommand. On subcommands the default is
+    SUPPRESS so that an option given before the subcommand is not overwritten."""
+    data_dir_default = None if top else argparse.SUPPRESS
+    user_default = "default" if top else argparse.SUPPRESS
+    parser.add_argument("--data-dir", metavar="DIR", default=data_dir_default,
+                        help="store directory (default: $MEMENGINE_DATA_DIR or ./data)")
+    parser.add_argument("--user", metavar="USER_ID", default=user_default, help='whose memories (default: "default")')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m engine",
+        description="Local-first memory engine: ingest chat messages, recall facts with citations.",
+        epilog="Exit codes: 0 ok, 1 not found / nothing, 2 bad usage or input, 3 data directory in use.",
+    )
+    _common(p, top=True)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def cmd(name: str, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        _common(sp, top=False)
+        return sp
+
+    sp = cmd("ingest", "ingest one message, or a file with one message per line")
+    sp.add_argument("text", nargs="?", help="the message (omit when using --file)")
+    sp.add_argument("--file", "-f", metavar="PATH", help='file with one message per line, "-" for stdin')
+    sp.add_argument("--source-id", help="where the message(s) came from; files add :LINE")
+    sp.add_argument("--speaker", help="who said it")
+    sp.add_argument("--timestamp", help="when it was said (ISO 8601), single message only")
+    sp.add_argument("--json", action="store_true", help="print results as JSON (one object per line for files)")
+
+    sp = cmd("recall", "recall memories relevant to a query")
+    sp.add_argument("query")
+    sp.add_argument("--top-k", type=int, help="at most this many hits")
+    sp.add_argument("--threshold", type=float, help="minimum score for a hit")
+    sp.add_argument("--alpha", type=float, help="semantic vs lexical weight (0..1)")
+    sp.add_argument("--history", action="store_true", help="include superseded memories (marked historical)")
+    sp.add_argument("--json", action="store_true", help="print the full result as JSON")
+
+    sp = cmd("list", "list memories")
+    sp.add_argument("--status", choices=STATUSES, default="active")
+    sp.add_argument("--limit", type=int, default=100)
+    sp.add_argument("--offset", type=int, default=0)
+    sp.add_argument("--all-users", action="store_true", help="every user's memories, not only --user's")
+    sp.add_argument("--json", action="store_true", help="one JSON object per line")
+
+    sp = cmd("history", "show the supersede chain of a memory, oldest first")
+    sp.add_argument("id", type=int)
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("export", "export memories as JSON Lines")
+    sp.add_argument("path", help='output file, "-" for stdout')
+    sp.add_argument("--all-users", action="store_true", help="export every user, not only --user")
+
+    sp = cmd("import", "import JSON Lines written by export")
+    sp.add_argument("path", help='input file, "-" for stdin')
+
+    cmd("reembed", "re-embed every memory with the configured model (after a model change)")
+    cmd("stats", "print store statistics as JSON")
+
+    sp = cmd("serve", "run the REST API with uvicorn")
+    sp.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sp.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+
+    cmd("mcp", "run the MCP server over stdio (for Claude Code, Claude Desktop, ...)")
+    return p
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+def _settings(args: argparse.Namespace) -> Settings:
+    kwargs: dict[str, Any] = {}
+    if args.data_dir is not None:
+        kwargs["data_dir"] = Path(args.data_dir)
+    return Settings(**kwargs)
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def _short(text: str | None, n: int = 70) -> str:
+    text = (text or "").replace("\n", " ")
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _print_memory(m: Any, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    lineage = ""
+    if m.replaced_by is not None:
+        lineage += f"  -> replaced by #{m.replaced_by}"
+    if m.supersedes is not None:
+        lineage += f"  (supersedes #{m.supersedes})"
+    print(f"#{m.id:<6} {m.status:<10} {m.type:<14} {m.text}{lineage}", file=out)
+
+
+class Progress:
+    """A one-line textual progress bar on stderr."""
+
+    def __init__(self, total: int, width: int = 30, stream: TextIO | None = None) -> None:
+        self.total, self.width, self.stream = total, width, stream or sys.stderr
+        self.start = time.monotonic()
+        self.tty = self.stream.isatty()
+        self._last = -1.0
+
+    def update(self, done: int) -> None:
+        now = time.monotonic()
+        if not self.tty and done < self.total and now - self._last < 2.0:
+            return  # in a log file, one line every 2 s is enough
+        self._last = now
+        frac = done / self.total if self.total else 1.0
+        filled = int(self.width * frac)
+        rate = done / max(now - self.start, 1e-9)
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{self.total} {frac:4.0%} {rate:6.1f} msg/s"
+        self.stream.write(("\r" + line) if self.tty else (line + "\n"))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _read_lines(path: str) -> list[tuple[int, str]]:
+    if path == "-":
+        raw = sys.stdin.read()
+    else:
+        try:
+            raw = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {path}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{path} is not UTF-8 text ({exc})") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return [(n, line) for n, line in enumerate(raw.splitlines(), start=1) if line.strip()]
+
+
+# --------------------------------------------------------------------------------------------
+# Commands (each gets an open engine)
+# --------------------------------------------------------------------------------------------
+
+def cmd_ingest(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    if (args.text is None) == (args.file is None):
+        raise UsageError("give either a message or --file PATH (\"-\" for stdin)")
+    if args.text is not None:
+        r = eng.ingest(args.text, user_id=args.user, source_id=args.source_id, timestamp=args.timestamp,
+                       speaker=args.speaker)
+        if args.json:
+            print(json.dumps(r.to_dict(), ensure_ascii=False))
+        else:
+            print(f"{r.status}: {r.message}")
+        return EXIT_OK
+    if args.timestamp:
+        raise UsageError("--timestamp applies to a single message, not to --file")
+    lines = _read_lines(args.file)
+    if not lines:
+        print("nothing to ingest: the input has no non-empty lines", file=sys.stderr)
+        return EXIT_NOTHING
+    counts: dict[str, int] = {}
+    bad: list[tuple[int, str]] = []
+    progress = Progress(len(lines))
+    progress.update(0)
+
+    def record(n: int, r: Any) -> None:
+        counts[r.status] = counts.get(r.status, 0) + 1
+        if args.json:
+            print(json.dumps({"line": n, **r.to_dict()}, ensure_ascii=False))
+
+    def message(n: int, text: str) -> dict[str, Any]:
+        src = f"{args.source_id}:{n}" if args.source_id else None
+        return {"text": text, "source_id": src, "speaker": args.speaker, "user_id": args.user}
+
+    done = 0
+    for i in range(0, len(lines), BATCH):
+        batch = lines[i : i + BATCH]
+        try:
+            results = eng.ingest_many([message(n, t) for n, t in batch], user_id=args.user)
+            for (n, _), r in zip(batch, results):
+                record(n, r)
+        except ValueError:
+            # Find the offending line(s); the others still go in, one by one.
+            for n, text in batch:
+                m = message(n, text)
+                try:
+                    r = eng.ingest(m["text"], user_id=args.user, source_id=m["source_id"], speaker=args.speaker)
+                except ValueError as exc:
+                    bad.append((n, str(exc)))
+                    continue
+                record(n, r)
+        done += len(batch)
+        progress.update(done)
+    progress.close()
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing stored"
+    print(f"{len(lines) - len(bad)} message(s) ingested: {summary}", file=sys.stderr)
+    for n, msg in bad:
+        _err(f"line {n}: {msg}")
+    if bad:
+        _err(f"{len(bad)} line(s) rejected")
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def cmd_recall(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    res = eng.recall(args.query, user_id=args.user, top_k=args.top_k, threshold=args.threshold, alpha=args.alpha,
+                     include_history=True if args.history else None)
+    if args.json:
+        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+        return EXIT_OK if res.hits else EXIT_NOTHING
+    if not res.hits:
+        best = res.below_threshold[0].score if res.below_threshold else None
+        hint = f" (best candidate scored {best:.3f} < threshold {res.threshold:.3f})" if best is not None else ""
+        print(f"Nothing remembered about that{hint}. confidence: {res.confidence}")
+        return EXIT_NOTHING
+    print(f"confidence: {res.confidence}   threshold {res.threshold:.2f}  alpha {res.alpha:.2f}")
+    for rank, h in enumerate(res.hits, start=1):
+        m = h.memory
+        flag = "  [historical" + (f", replaced by #{h.replaced_by_memory.id}: {h.replaced_by_memory.text}"
+                                  if h.replaced_by_memory else "") + "]" if h.historical else ""
+        print(f"{rank:>2}. #{m.id:<6} {h.score:.3f}  {m.text}{flag}")
+        print(f"      semantic {h.semantic:.3f}  lexical {h.lexical:.3f}  importance {h.importance:.2f}")
+        c = h.citation
+        src = ", ".join(x for x in (c.source_id, c.timestamp, c.speaker) if x)
+        print(f"      source: \"{_short(c.source_message)}\"" + (f" ({src})" if src else ""))
+    return EXIT_OK
+
+
+def cmd_list(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    if not 1 <= args.limit <= 100_000:
+        raise UsageError("--limit must be between 1 and 100000")
+    if args.offset < 0:
+        raise UsageError("--offset must be >= 0")
+    user = None if args.all_users else args.user
+    mems = eng.list_memories(user_id=user, status=args.status, limit=args.limit, offset=args.offset)
+    if args.json:
+        for m in mems:
+            print(json.dumps(m.to_dict(), ensure_ascii=False))
+    else:
+        total = eng.count_memories(user_id=user, status=args.status)
+        for m in mems:
+            _print_memory(m)
+        who = "all users" if user is None else f"user {user!r}"
+        print(f"{len(mems)} of {total} {args.status} memories ({who})", file=sys.stderr)
+    return EXIT_OK if mems else EXIT_NOTHING
+
+
+def cmd_history(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    try:
+        chain = eng.history(args.id, user_id=args.user)
+    except NotFoundError:
+        _err(f"memory {args.id} not found for user {args.user!r}")
+        return EXIT_NOTHING
+    for m in chain:
+        if args.json:
+            print(json.dumps(m.to_dict(), ensure_ascii=False))
+        else:
+            when = m.created_at or ""
+            print(f"{when:<26} ", end="")
+            _print_memory(m)
+    return EXIT_OK
+
+
+def cmd_export(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    user = None if args.all_users else args.user
+    if args.path == "-":
+        with tempfile.TemporaryDirectory(prefix="memengine-") as tmp:
+            path = os.path.join(tmp, "export.jsonl")
+            n = eng.export_jsonl(path, user_id=user)
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    sys.stdout.write(line)
+            sys.stdout.flush()
+    else:
+        parent = Path(args.path).resolve().parent
+        if not parent.is_dir():
+            raise UsageError(f"directory does not exist: {parent}")
+        n = eng.export_jsonl(args.path, user_id=user)
+    print(f"exported {n} line(s)" + (f" to {args.path}" if args.path != "-" else ""), file=sys.stderr)
+    return EXIT_OK if n else EXIT_NOTHING
+
+
+def cmd_import(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    if args.path == "-":
+        with tempfile.TemporaryDirectory(prefix="memengine-") as tmp:
+            path = os.path.join(tmp, "import.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(sys.stdin.read())
+            n = eng.import_jsonl(path)
+    else:
+        if not Path(args.path).is_file():
+            raise UsageError(f"no such file: {args.path}")
+        n = eng.import_jsonl(args.path)
+    print(f"imported {n} memor{'y' if n == 1 else 'ies'}")
+    return EXIT_OK if n else EXIT_NOTHING
+
+
+def _reembed(settings: Settings) -> int:
+    start = time.monotonic()
+    try:
+        with MemoryEngine(settings) as eng:
+            n = eng.reembed()
+        note = ""
+    except ModelMismatchError:
+        # Opening with migrate_model=True re-embeds the store with the configured model.
+        with MemoryEngine(settings, migrate_model=True) as eng:
+            n = eng.count_memories(status="all")
+        note = f" (moved the store to {settings.model_name})"
+    print(f"re-embedded {n} memor{'y' if n == 1 else 'ies'} in {time.monotonic() - start:.1f} s{note}")
+    return EXIT_OK
+
+
+def cmd_stats(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    print(json.dumps(eng.stats(), indent=2, default=str, ensure_ascii=False))
+    return EXIT_OK
+
+
+def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from adapters.rest import create_app
+
+    if not 0 < args.port < 65536:
+        raise UsageError("--port must be between 1 and 65535")
+    eng = MemoryEngine(settings)
+    try:
+        app = create_app(settings, engine=eng)
+        print(f"MemEngine REST API on http://{args.host}:{args.port}  (docs: /docs, data: {settings.data_dir})",
+              file=sys.stderr)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        eng.close()
+    return EXIT_OK
+
+
+def cmd_mcp(settings: Settings, args: argparse.Namespace) -> int:
+    from adapters.mcp_server import serve_stdio
+
+    return serve_stdio(settings)
+
+
+ENGINE_COMMANDS = {
+    "ingest": cmd_ingest, "recall": cmd_recall, "list": cmd_list, "history": cmd_history,
+    "export": cmd_export, "import": cmd_import, "stats": cmd_stats,
+}
+SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp}
+
+
+@contextlib.contextmanager
+def _quiet_broken_pipe() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:  # e.g. `python -m engine list | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(EXIT_OK) from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 with usage on bad arguments
+    # The model loader's progress bars are noise on a command line (and in server logs).
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        settings = _settings(args)
+    except ValueError as exc:  # pydantic ValidationError: bad MEMENGINE_* variable or option
+        _err(f"bad settings: {exc}")
+        return EXIT_USAGE
+    try:
+        with _quiet_broken_pipe():
+            if args.command in SERVICE_COMMANDS:
+                return SERVICE_COMMANDS[args.command](settings, args)
+            if args.command == "reembed":
+                return _reembed(settings)
+            with MemoryEngine(settings) as eng:
+                return ENGINE_COMMANDS[args.command](eng, args)
+    except StoreInUseError as exc:
+        _err(f"{exc}\nThe data directory {settings.data_dir} is open in another process "
+             "(a running `serve`, `mcp` or cockpit?). Stop it or use another --data-dir.")
+        return EXIT_IN_USE
+    except ModelMismatchError as exc:
+        _err(f"{exc}\nThe store was built with another embedding model; set MEMENGINE_MODEL_NAME to it, "
+             "or run `python -m engine reembed` to move the store to the configured model.")
+        return EXIT_USAGE
+    except NotFoundError as exc:
+        _err(str(exc))
+        return EXIT_NOTHING
+    except (UsageError, ValueError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except EngineError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130

@@ -1,0 +1,206 @@
+"""MCP server over stdio (official `mcp` SDK, v2 `MCPServer`): `python -m engine mcp`.
+
+Tools: remember, recall, list_memories, history, forget. stdout carries only the protocol;
+logs and anything a library prints go to stderr.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+import engine as _engine_pkg
+from engine import MemoryEngine, NotFoundError, Settings
+
+log = logging.getLogger("memengine.mcp")
+
+INSTRUCTIONS = """\
+Long-term memory about the user, kept on this machine.
+- Call `remember` with what the user said when it states a durable fact, preference, project detail,
+  event or goal (small talk is ignored; an update such as "actually, X moved to Y" supersedes the old fact).
+- Call `recall` before answering questions about the user. When it returns no hits (confidence "unknown"),
+  say you do not know rather than guessing. Cite hits by their source message.
+- `history` shows how a fact changed over time; `forget` deletes one memory (soft delete).
+"""
+
+UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose memories; default \"default\".")]
+MemoryId = Annotated[int, Field(ge=1, le=2**63 - 1, description="A memory id from recall or list_memories.")]
+
+
+def _memory(m: Any) -> dict[str, Any]:
+    """A memory as the model should see it (user_id is implied by the call)."""
+    d = m.to_dict()
+    d.pop("user_id", None)
+    return d
+
+
+def _hit(h: Any) -> dict[str, Any]:
+    m, c = h.memory, h.citation
+    return {
+        "memory_id": m.id,
+        "text": m.text,
+        "type": m.type,
+        "status": m.status,
+        "score": round(h.score, 4),
+        "semantic": round(h.semantic, 4),
+        "lexical": round(h.lexical, 4),
+        "importance": round(h.importance, 4),
+        "historical": h.historical,
+        "replaced_by": ({"memory_id": h.replaced_by_memory.id, "text": h.replaced_by_memory.text}
+                        if h.replaced_by_memory else None),
+        "created_at": m.created_at,
+        "citation": {
+            "source_message": c.source_message,
+            "source_id": c.source_id,
+            "timestamp": c.timestamp,
+            "speaker": c.speaker,
+            "message_id": c.message_id,
+        },
+    }
+
+
+@contextlib.contextmanager
+def _engine_errors(memory_id: int | None = None) -> Iterator[None]:
+    try:
+        yield
+    except NotFoundError:
+        raise ToolError(f"Memory {memory_id} not found.") from None
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def build_server(engine: MemoryEngine) -> MCPServer:
+    """An MCPServer whose tools call `engine` (which the caller opens and closes)."""
+    server = MCPServer("memengine", instructions=INSTRUCTIONS, version=getattr(_engine_pkg, "__version__", "0.1.0"))
+
+    @server.tool()
+    def remember(
+        text: Annotated[str, Field(min_length=1, description="What the user said, verbatim.")],
+        user_id: UserId = "default",
+    ) -> dict[str, Any]:
+        """Store what the user said. Facts are extracted; small talk is ignored; a fact that updates an
+        older one supersedes it (the old one stays in history). Returns what happened."""
+        with _engine_errors():
+            r = engine.ingest(text, user_id=user_id)
+        return {
+            "status": r.status,
+            "message": r.message,
+            "memories": [_memory(m) for m in r.memories],
+            "superseded_ids": list(r.superseded_ids),
+        }
+
+    @server.tool()
+    def recall(
+        query: Annotated[str, Field(min_length=1, description="A question or keywords.")],
+        user_id: UserId = "default",
+        top_k: Annotated[int, Field(ge=1, le=100, description="At most this many hits.")] = 5,
+    ) -> dict[str, Any]:
+        """Find what is remembered about a question. Each hit has its score (semantic, lexical,
+        importance parts) and a citation (source message, source_id, timestamp). confidence is
+        certain | vague | unknown; no hits means it is not in memory: do not guess."""
+        with _engine_errors():
+            res = engine.recall(query, user_id=user_id, top_k=top_k)
+        return {"query": query, "confidence": res.confidence, "hits": [_hit(h) for h in res.hits]}
+
+    @server.tool()
+    def list_memories(
+        include_superseded: bool = False,
+        user_id: UserId = "default",
+        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many, newest first.")] = 100,
+    ) -> dict[str, Any]:
+        """List the user's active memories (and the superseded ones with include_superseded)."""
+        with _engine_errors():
+            mems = engine.list_memories(user_id=user_id, status="active", limit=limit)
+            if include_superseded:
+                mems += engine.list_memories(user_id=user_id, status="superseded", limit=limit)
+                mems.sort(key=lambda m: m.id, reverse=True)
+                mems = mems[:limit]
+        return {"count": len(mems), "memories": [_memory(m) for m in mems]}
+
+    @server.tool()
+    def history(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
+        """How a fact changed: the whole supersede chain of a memory, oldest first."""
+        with _engine_errors(memory_id):
+            chain = engine.history(memory_id, user_id=user_id)
+        return {"memory_id": memory_id, "history": [_memory(m) for m in chain]}
+
+    @server.tool()
+    def forget(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
+        """Delete one memory (soft delete: it leaves recall, the ledger keeps it as deleted)."""
+        with _engine_errors(memory_id):
+            m = engine.delete(memory_id, user_id=user_id)
+        return {"status": "deleted", "memory": _memory(m)}
+
+    return server
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout (Python or C level) to stderr for the duration."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+class _PrintsToStderr(io.TextIOBase):
+    """Stands in for sys.stdout while serving: text printed by anyone goes to stderr, while
+    `.buffer` still names the real stdout so the SDK can claim fd 1 for the protocol. (The SDK
+    points fd 1 at stderr while serving, but text left in Python's stdout buffer would otherwise
+    be flushed onto the wire at exit.)"""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    @property
+    def buffer(self) -> Any:  # type: ignore[override]
+        return self._real.buffer
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return sys.stderr.encoding
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:  # type: ignore[override]
+        return sys.stderr.write(s)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return sys.stderr.fileno()
+
+
+def serve_stdio(settings: Settings) -> int:
+    """Open the engine (model load included) and serve MCP on stdin/stdout until the client leaves."""
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with stdout_to_stderr():  # the model load must not write a byte to the protocol stream
+        engine = MemoryEngine(settings)
+    real_stdout = sys.stdout
+    try:
+        log.info("memengine MCP server ready (data: %s)", settings.data_dir)
+        sys.stdout = _PrintsToStderr(real_stdout)
+        build_server(engine).run("stdio")  # while serving, the SDK also points fd 1 at stderr
+    finally:
+        sys.stdout = real_stdout
+        engine.close()
+    return 0

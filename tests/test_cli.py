@@ -1,0 +1,194 @@
+"""CLI: a full round trip in-process (sharing the session's model) plus the real `python -m engine` entry."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adapters import cli
+from engine import MemoryEngine
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def run(monkeypatch, embedder, capsys):
+    """main(argv) in-process with the shared model; returns (exit code, stdout, stderr)."""
+    monkeypatch.setattr(cli, "MemoryEngine", lambda settings, **kw: MemoryEngine(settings, embedder=embedder, **kw))
+
+    def _run(*argv: str, stdin: str | None = None) -> tuple[int, str, str]:
+        if stdin is not None:
+            import io
+
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_round_trip(run, tmp_path):
+    d1, d2 = str(tmp_path / "one"), str(tmp_path / "two")
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "ingest", "My project deadline is October 15.")
+    assert code == 0 and out.startswith("created:")
+
+    messages = tmp_path / "chat.txt"
+    messages.write_text("I use Arch Linux.\n\nok thanks\nActually, the deadline moved to November 2.\n"
+                        "I'm building a Next.js app.\n", encoding="utf-8")
+    code, out, err = run("--data-dir", d1, "--user", "alice", "ingest", "--file", str(messages),
+                         "--source-id", "chat.txt")
+    assert code == 0, err
+    assert "4 message(s) ingested" in err
+    assert "1 ignored" in err and "1 superseded" in err
+    assert "[" in err and "4/4" in err  # the progress bar
+
+    # options also work after the subcommand
+    code, out, _ = run("recall", "What OS does the user use?", "--data-dir", d1, "--user", "alice", "--json")
+    assert code == 0
+    res = json.loads(out)
+    assert "Arch" in res["hits"][0]["memory"]["text"]
+    assert res["hits"][0]["citation"]["source_id"] == "chat.txt:1"
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "recall", "When is the project deadline?")
+    assert code == 0
+    assert "November 2" in out and "October 15" not in out
+    assert "semantic" in out and "source:" in out
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "recall", "When is the deadline?", "--history",
+                       "--threshold", "0", "--top-k", "10", "--alpha", "0.9")
+    assert code == 0 and "historical" in out and "October 15" in out
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "recall", "What is the user's favourite food?")
+    assert code == 1 and "Nothing remembered" in out
+
+    code, out, err = run("--data-dir", d1, "--user", "alice", "list")
+    assert code == 0
+    assert "3 of 3 active" in err
+    assert "Arch" in out and "October 15" not in out
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "list", "--status", "superseded", "--json")
+    assert code == 0
+    old = [json.loads(line) for line in out.splitlines()]
+    assert len(old) == 1 and "October 15" in old[0]["text"] and old[0]["replaced_by"]
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "history", str(old[0]["replaced_by"]), "--json")
+    chain = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [m["id"] for m in chain] == [old[0]["id"], old[0]["replaced_by"]]
+
+    code, out, _ = run("--data-dir", d1, "--user", "alice", "history", str(old[0]["id"]))
+    assert code == 0 and "October 15" in out and "November 2" in out
+
+    code, out, _ = run("--data-dir", d1, "--user", "bob", "list")
+    assert code == 1  # nothing for bob
+
+    code, _, err = run("--data-dir", d1, "--user", "bob", "history", str(old[0]["id"]))
+    assert code == 1 and "not found" in err  # alice's memory is not bob's
+
+    export = tmp_path / "alice.jsonl"
+    code, _, err = run("--data-dir", d1, "--user", "alice", "export", str(export))
+    assert code == 0 and "exported" in err
+    lines = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert lines[0]["kind"] == "header"
+    assert len(lines) > 1 and all(rec["user_id"] == "alice" for rec in lines[1:])
+
+    code, out, _ = run("--data-dir", d2, "import", str(export))
+    assert code == 0 and out.startswith("imported")
+    code, out, _ = run("--data-dir", d2, "--user", "alice", "recall", "When is the project deadline?", "--json")
+    assert code == 0 and "November 2" in json.loads(out)["hits"][0]["memory"]["text"]
+    code, out, _ = run("--data-dir", d2, "--user", "alice", "list", "--status", "all", "--json")
+    assert len(out.splitlines()) == 4
+
+    code, out, _ = run("--data-dir", d2, "stats")
+    assert code == 0 and json.loads(out)
+
+    code, out, err = run("--data-dir", d2, "export", "-", "--all-users")
+    assert code == 0 and len([line for line in out.splitlines() if line.strip()]) == len(lines)
+
+
+def test_ingest_from_stdin_and_rejected_lines(run, tmp_path):
+    d = str(tmp_path / "s")
+    code, _, err = run("--data-dir", d, "ingest", "--file", "-", stdin="I use Arch Linux.\nI live in Berlin.\n")
+    assert code == 0 and "2 message(s) ingested" in err
+    code, _, err = run("--data-dir", d, "ingest", "--file", "-", stdin="I drink tea.\nbad \x00 line\n")
+    assert code == 2
+    assert "line 2:" in err and "1 line(s) rejected" in err
+    code, out, _ = run("--data-dir", d, "list", "--json")
+    assert len(out.splitlines()) == 3
+
+
+@pytest.mark.parametrize(
+    "argv, code, fragment",
+    [
+        (["ingest"], 2, "give either a message or --file"),
+        (["ingest", "hi", "--file", "x.txt"], 2, "give either a message or --file"),
+        (["ingest", "--file", "/nonexistent/file.txt"], 2, "no such file"),
+        (["ingest", ""], 2, ""),
+        (["import", "/nonexistent/file.jsonl"], 2, "no such file"),
+        (["history", "999999"], 1, "not found"),
+        (["list", "--limit", "0"], 2, "--limit"),
+        (["recall", "anything"], 1, "Nothing remembered"),
+        (["--user", "x\ty", "list"], 2, "user_id contains control characters"),
+    ],
+)
+def test_exit_codes(run, tmp_path, argv, code, fragment):
+    got, out, err = run("--data-dir", str(tmp_path / "e"), *argv)
+    assert got == code, (out, err)
+    assert fragment in out + err
+
+
+def test_import_malformed_file_is_exit_2(run, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not json\n", encoding="utf-8")
+    code, _, err = run("--data-dir", str(tmp_path / "i"), "import", str(bad))
+    assert code == 2 and err.startswith("error:")
+
+
+def test_argparse_usage_errors_exit_2(run, tmp_path):
+    for argv in (["list", "--status", "gone"], ["bogus"], []):
+        with pytest.raises(SystemExit) as e:
+            run("--data-dir", str(tmp_path), *argv)
+        assert e.value.code == 2
+
+
+def test_store_in_use_exit_3(run, engine, tmp_path):
+    # the `engine` fixture holds tmp_path open
+    code, _, err = run("--data-dir", str(tmp_path), "list")
+    assert code == 3
+    assert "in use" in err.lower() or "another process" in err
+
+
+def test_python_dash_m_engine_entry_point(tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    d = str(tmp_path / "sub")
+    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", d, "ingest", "I use Arch Linux."],
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("created:")
+    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", d, "list", "--status", "gone"],
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 2 and "invalid choice" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "engine", "--help"], cwd=REPO, env=env, capture_output=True,
+                       text=True, timeout=180)
+    assert p.returncode == 0 and "serve" in p.stdout and "mcp" in p.stdout
+
+
+def test_engine_package_does_not_import_adapters_frameworks():
+    code = ("import sys, engine; "
+            "bad = [m for m in ('fastapi', 'mcp', 'uvicorn', 'adapters') if m in sys.modules]; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    p = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("command", [["serve", "--port", "8765"], ["mcp"]])
+def test_services_report_store_in_use_exit_3(engine, tmp_path, capsys, command):
+    # The data-dir lock is taken before the model loads, so this fails fast and binds nothing.
+    code = cli.main(["--data-dir", str(tmp_path), *command])
+    assert code == 3
+    assert "another process" in capsys.readouterr().err

@@ -1,0 +1,505 @@
+"""REST adapter: every route, its error paths, user scoping, the API key, and one real uvicorn run."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from adapters.rest import create_app
+from engine import MemoryEngine, Settings
+
+KEY = "s3cret-key-0123"
+
+
+def make_client(engine, tmp_path, **settings_kw) -> TestClient:
+    app = create_app(Settings(data_dir=tmp_path, **settings_kw), engine=engine)
+    return TestClient(app)
+
+
+@pytest.fixture
+def client(engine, tmp_path):
+    with make_client(engine, tmp_path) as c:
+        yield c
+
+
+def ingest(client, message, user_id="alice", **kw):
+    r = client.post("/memory", json={"message": message, "user_id": user_id, **kw})
+    assert r.status_code in (200, 201), r.text
+    return r.json()
+
+
+def first_memory_id(result) -> int:
+    assert result["memories"], result
+    return result["memories"][0]["id"]
+
+
+# ------------------------------------------------------------------------------------------
+# health, docs
+# ------------------------------------------------------------------------------------------
+
+def test_health(client):
+    ingest(client, "I use Arch Linux.")
+    r = client.get("/health")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["status"] == "ok"
+    assert body["version"]
+    assert body["model"]
+    assert body["counts"]["active"] >= 1
+    assert body["counts"]["users"] == 1
+
+
+def test_openapi_docs_have_examples(client):
+    assert client.get("/docs").status_code == 200
+    spec = client.get("/openapi.json").json()
+    for path in ("/memory", "/recall", "/memories", "/memory/{memory_id}", "/memory/{memory_id}/history",
+                 "/users/{user_id}", "/health", "/export", "/import"):
+        assert path in spec["paths"], path
+    schemas = spec["components"]["schemas"]
+    assert schemas["MemoryIn"].get("examples"), "request examples missing"
+    assert schemas["RecallIn"].get("examples")
+
+
+# ------------------------------------------------------------------------------------------
+# POST /memory
+# ------------------------------------------------------------------------------------------
+
+def test_ingest_created_confirmed_ignored_superseded(client):
+    r = client.post("/memory", json={"message": "My project deadline is October 15.", "user_id": "alice",
+                                     "source_id": "chat-1/turn-3", "timestamp": "2026-10-01T09:00:00Z",
+                                     "speaker": "user"})
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["status"] == "created"
+    mem = created["memories"][0]
+    assert mem["user_id"] == "alice"
+    assert mem["status"] == "active"
+    assert mem["source_id"] == "chat-1/turn-3"
+    assert mem["source_message"] == "My project deadline is October 15."
+
+    again = client.post("/memory", json={"message": "My project deadline is October 15.", "user_id": "alice"})
+    assert again.status_code == 200, again.text
+    assert again.json()["status"] == "confirmed"
+
+    small = client.post("/memory", json={"message": "ok thanks", "user_id": "alice"})
+    assert small.status_code == 200
+    assert small.json()["status"] == "ignored"
+    assert small.json()["memories"] == []
+
+    upd = client.post("/memory", json={"message": "Actually, the deadline moved to November 2.", "user_id": "alice"})
+    assert upd.status_code == 201, upd.text
+    assert upd.json()["status"] == "superseded"
+    assert mem["id"] in upd.json()["superseded_ids"]
+    old = client.get(f"/memory/{mem['id']}", params={"user_id": "alice"}).json()
+    assert old["status"] == "superseded"
+    assert old["replaced_by"] == first_memory_id(upd.json())
+
+
+def test_structured_memory(client):
+    r = client.post("/memory", json={"subject": "user", "attribute": "editor", "value": "Neovim",
+                                     "type": "preference", "user_id": "alice", "importance": 0.7})
+    assert r.status_code == 201, r.text
+    m = r.json()["memories"][0]
+    assert (m["subject"], m["attribute"], m["value"], m["type"]) == ("user", "editor", "Neovim", "preference")
+    rec = client.post("/recall", json={"query": "Which editor does the user use?", "user_id": "alice"}).json()
+    assert rec["hits"] and rec["hits"][0]["memory"]["id"] == m["id"]
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({}, "send 'message'"),
+        ({"user_id": "alice"}, "send 'message'"),
+        ({"message": "I use Arch.", "subject": "user"}, "not both"),
+        ({"subject": "user", "attribute": "os"}, "missing 'value'"),
+        ({"subject": "u", "attribute": "a", "value": "v", "speaker": "x"}, "only apply to a 'message'"),
+        ({"message": ""}, "at least 1 character"),
+        ({"message": "hi", "colour": "red"}, "Extra inputs"),
+        ({"message": "hi", "timestamp": "yesterday"}, "ISO 8601"),
+        ({"subject": "u", "attribute": "a", "value": "v", "type": "opinion"}, "type"),
+        ({"message": "hi", "user_id": ""}, "user_id"),
+        ({"message": 42}, "valid string"),
+    ],
+)
+def test_ingest_bad_input_422(client, body, fragment):
+    r = client.post("/memory", json=body)
+    assert r.status_code == 422, r.text
+    assert fragment in r.text
+
+
+def test_ingest_engine_value_error_is_422_with_its_message(client, engine):
+    r = client.post("/memory", json={"message": "bad \x00 byte", "user_id": "alice"})
+    assert r.status_code == 422
+    assert isinstance(r.json()["detail"], str) and r.json()["detail"]
+    too_long = "x" * (engine.settings.max_text_chars + 1) if hasattr(engine, "settings") else "x" * 20_001
+    r = client.post("/memory", json={"message": too_long, "user_id": "alice"})
+    assert r.status_code == 422
+    assert isinstance(r.json()["detail"], str)
+    assert client.get("/memories", params={"user_id": "alice"}).json()["total"] == 0
+
+
+def test_body_too_large_413(client):
+    r = client.post("/memory", content=b'{"message": "' + b"a" * (1024 * 1024 + 10) + b'"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_malformed_json_422(client):
+    r = client.post("/memory", content=b'{"message": ', headers={"content-type": "application/json"})
+    assert r.status_code == 422
+
+
+# ------------------------------------------------------------------------------------------
+# POST /recall
+# ------------------------------------------------------------------------------------------
+
+def test_recall_hits_score_parts_and_citation(client):
+    ingest(client, "I use Arch Linux.", source_id="chat-9", timestamp="2026-10-01T09:00:00Z", speaker="user")
+    ingest(client, "I'm building a Next.js app.")
+    r = client.post("/recall", json={"query": "What OS does the user use?", "user_id": "alice", "top_k": 3})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["confidence"] in ("certain", "vague")
+    top = body["hits"][0]
+    assert "Arch" in top["memory"]["text"]
+    for part in ("score", "semantic", "lexical", "importance"):
+        assert isinstance(top[part], float)
+    assert top["citation"]["source_message"] == "I use Arch Linux."
+    assert top["citation"]["source_id"] == "chat-9"
+    assert top["citation"]["timestamp"]
+    assert top["citation"]["speaker"] == "user"
+    assert body["memories"][0]["id"] == top["memory"]["id"]
+    assert body["memories"][0]["score"] == top["score"]
+    assert len(body["hits"]) <= 3
+
+
+def test_recall_unknown_is_empty(client):
+    ingest(client, "I use Arch Linux.")
+    body = client.post("/recall", json={"query": "What is the user's favourite food?", "user_id": "alice"}).json()
+    assert body["hits"] == []
+    assert body["memories"] == []
+    assert body["confidence"] == "unknown"
+
+
+def test_recall_knobs_and_history(client):
+    ingest(client, "My project deadline is October 15.")
+    ingest(client, "Actually, the deadline moved to November 2.")
+    q = {"query": "When is the project deadline?", "user_id": "alice"}
+    now = client.post("/recall", json=q).json()
+    texts = [h["memory"]["text"] for h in now["hits"]]
+    assert any("November 2" in t for t in texts)
+    assert not any("October 15" in t for t in texts)
+    hist = client.post("/recall", json={**q, "include_history": True, "threshold": 0.0, "top_k": 10}).json()
+    old = [h for h in hist["hits"] if "October 15" in h["memory"]["text"]]
+    assert old and old[0]["historical"] is True
+    strict = client.post("/recall", json={**q, "threshold": 1.5}).json()
+    assert strict["hits"] == [] and strict["confidence"] == "unknown"
+    assert strict["threshold"] == 1.5
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"user_id": "alice"},
+        {"query": "", "user_id": "alice"},
+        {"query": "x", "top_k": 0},
+        {"query": "x", "top_k": 101},
+        {"query": "x", "threshold": 2},
+        {"query": "x", "alpha": -0.1},
+        {"query": "x", "include_history": "maybe"},
+        {"query": "x", "extra": 1},
+    ],
+)
+def test_recall_bad_input_422(client, body):
+    assert client.post("/recall", json=body).status_code == 422
+
+
+# ------------------------------------------------------------------------------------------
+# GET /memories, GET /memory/{id}, history, DELETE
+# ------------------------------------------------------------------------------------------
+
+def test_list_memories_status_and_paging(client):
+    ingest(client, "My project deadline is October 15.")
+    ingest(client, "Actually, the deadline moved to November 2.")
+    ingest(client, "I use Arch Linux.")
+    act = client.get("/memories", params={"user_id": "alice"}).json()
+    assert act["total"] == 2 and len(act["memories"]) == 2
+    assert all(m["status"] == "active" for m in act["memories"])
+    sup = client.get("/memories", params={"user_id": "alice", "status": "superseded"}).json()
+    assert sup["total"] == 1 and "October 15" in sup["memories"][0]["text"]
+    assert sup["memories"][0]["replaced_by"] is not None
+    every = client.get("/memories", params={"user_id": "alice", "status": "all"}).json()
+    assert every["total"] == 3
+    page = client.get("/memories", params={"user_id": "alice", "status": "all", "limit": 2, "offset": 2}).json()
+    assert page["total"] == 3 and len(page["memories"]) == 1
+    ids = {m["id"] for m in every["memories"]}
+    assert page["memories"][0]["id"] in ids
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"user_id": ""}, {"user_id": "alice", "status": "gone"}, {"user_id": "alice", "limit": 0},
+     {"user_id": "alice", "limit": 1001}, {"user_id": "alice", "offset": -1}],
+)
+def test_list_memories_bad_input_422(client, params):
+    assert client.get("/memories", params=params).status_code == 422
+
+
+def test_get_history_delete(client):
+    first = first_memory_id(ingest(client, "My project deadline is October 15."))
+    second = first_memory_id(ingest(client, "Actually, the deadline moved to November 2."))
+
+    r = client.get(f"/memory/{second}", params={"user_id": "alice"})
+    assert r.status_code == 200 and r.json()["id"] == second
+
+    chain = client.get(f"/memory/{second}/history", params={"user_id": "alice"})
+    assert chain.status_code == 200
+    assert [m["id"] for m in chain.json()["history"]] == [first, second]
+    assert client.get(f"/memory/{first}/history", params={"user_id": "alice"}).json()["history"][0]["id"] == first
+
+    d = client.delete(f"/memory/{second}", params={"user_id": "alice"})
+    assert d.status_code == 200, d.text
+    assert d.json()["status"] == "deleted" and d.json()["memory"]["status"] == "deleted"
+    assert client.get(f"/memory/{second}", params={"user_id": "alice"}).json()["status"] == "deleted"
+    rec = client.post("/recall", json={"query": "When is the project deadline?", "user_id": "alice"}).json()
+    assert second not in [h["memory"]["id"] for h in rec["hits"]]
+
+
+@pytest.mark.parametrize("method, suffix", [("GET", ""), ("GET", "/history"), ("DELETE", "")])
+def test_unknown_id_404(client, method, suffix):
+    r = client.request(method, f"/memory/999999{suffix}", params={"user_id": "alice"})
+    assert r.status_code == 404
+    assert r.json()["detail"] == "Memory 999999 not found."
+
+
+@pytest.mark.parametrize("path", ["/memory/0", "/memory/abc", "/memory/99999999999999999999999"])
+def test_bad_id_422(client, path):
+    assert client.get(path, params={"user_id": "alice"}).status_code == 422
+
+
+def test_user_id_required_on_scoped_routes(client):
+    mid = first_memory_id(ingest(client, "I use Arch Linux."))
+    assert client.get(f"/memory/{mid}").status_code == 422
+    assert client.get(f"/memory/{mid}/history").status_code == 422
+    assert client.delete(f"/memory/{mid}").status_code == 422
+    assert client.get("/export").status_code == 422
+    assert client.get(f"/memory/{mid}", params={"user_id": "alice"}).json()["status"] == "active"
+
+
+# ------------------------------------------------------------------------------------------
+# Cross-user isolation
+# ------------------------------------------------------------------------------------------
+
+def test_cross_user_access_is_404_and_changes_nothing(client):
+    mid = first_memory_id(ingest(client, "I use Arch Linux.", user_id="alice"))
+    ingest(client, "I use Windows 11.", user_id="bob")
+    missing = client.get("/memory/999999", params={"user_id": "bob"})
+
+    for method, suffix in (("GET", ""), ("GET", "/history"), ("DELETE", "")):
+        r = client.request(method, f"/memory/{mid}{suffix}", params={"user_id": "bob"})
+        assert r.status_code == 404, (method, suffix, r.text)
+        # Same answer as for an id that does not exist: nothing reveals that alice owns it.
+        assert r.json()["detail"].replace(str(mid), "N") == missing.json()["detail"].replace("999999", "N")
+
+    assert client.get(f"/memory/{mid}", params={"user_id": "alice"}).json()["status"] == "active"
+    bob_list = client.get("/memories", params={"user_id": "bob", "status": "all"}).json()
+    assert mid not in [m["id"] for m in bob_list["memories"]]
+    rec = client.post("/recall", json={"query": "Does the user use Arch Linux?", "user_id": "bob",
+                                       "threshold": 0.0, "top_k": 50, "include_history": True}).json()
+    assert all(h["memory"]["user_id"] == "bob" for h in rec["hits"] + rec["below_threshold"])
+    assert mid not in [h["memory"]["id"] for h in rec["hits"] + rec["below_threshold"]]
+    export = client.get("/export", params={"user_id": "bob"}).text
+    assert "Arch" not in export
+
+
+def test_forget_user(client):
+    a = first_memory_id(ingest(client, "I use Arch Linux.", user_id="alice"))
+    b = first_memory_id(ingest(client, "I use Windows 11.", user_id="bob"))
+    r = client.delete("/users/alice")
+    assert r.status_code == 200, r.text
+    assert r.json()["user_id"] == "alice"
+    assert r.json()["deleted"]["memories"] == 1
+    assert client.get(f"/memory/{a}", params={"user_id": "alice"}).status_code == 404
+    assert client.get(f"/memory/{b}", params={"user_id": "bob"}).status_code == 200
+    assert client.get("/memories", params={"user_id": "alice", "status": "all"}).json()["total"] == 0
+
+
+# ------------------------------------------------------------------------------------------
+# Export / import
+# ------------------------------------------------------------------------------------------
+
+def test_export_import_round_trip(client, embedder, tmp_path):
+    ingest(client, "My project deadline is October 15.")
+    ingest(client, "Actually, the deadline moved to November 2.")
+    ingest(client, "I use Arch Linux.")
+    ingest(client, "I use Windows 11.", user_id="bob")
+    r = client.get("/export", params={"user_id": "alice"})
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+    assert lines[0]["kind"] == "header"
+    assert len(lines) > 1 and all(rec["user_id"] == "alice" for rec in lines[1:])
+
+    other_dir = tmp_path / "second"
+    with MemoryEngine(Settings(data_dir=other_dir), embedder=embedder) as eng2:
+        with make_client(eng2, other_dir) as c2:
+            imp = c2.post("/import", params={"user_id": "alice"}, content=r.content,
+                          headers={"content-type": "application/x-ndjson"})
+            assert imp.status_code == 200, imp.text
+            assert imp.json()["imported"] >= 3
+            act = c2.get("/memories", params={"user_id": "alice"}).json()
+            assert sorted(m["text"] for m in act["memories"]) == sorted(
+                m["text"] for m in client.get("/memories", params={"user_id": "alice"}).json()["memories"])
+            rec = c2.post("/recall", json={"query": "When is the project deadline?", "user_id": "alice"}).json()
+            assert "November 2" in rec["hits"][0]["memory"]["text"]
+            # bob was not exported, so bob has nothing there
+            assert c2.get("/memories", params={"user_id": "bob", "status": "all"}).json()["total"] == 0
+
+
+def test_import_rejects_other_users_lines(client):
+    ingest(client, "I use Arch Linux.", user_id="alice")
+    alice = client.get("/export", params={"user_id": "alice"}).content
+    r = client.post("/import", params={"user_id": "mallory"}, content=alice)
+    assert r.status_code == 422
+    assert "belongs to user_id 'alice'" in r.json()["detail"]
+    assert client.get("/memories", params={"user_id": "mallory", "status": "all"}).json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        (b"", "no JSONL records"),
+        (b"\n\n", "no JSONL records"),
+        (b"not json\n", "line 1: not valid JSON"),
+        (b"[1, 2]\n", "line 1: expected a JSON object"),
+        (b'{"text": "x"}\n', "has no user_id"),
+        (b"\xff\xfe\n", "not UTF-8"),
+    ],
+)
+def test_import_bad_body_422(client, content, fragment):
+    r = client.post("/import", params={"user_id": "alice"}, content=content)
+    assert r.status_code == 422
+    assert fragment in r.json()["detail"]
+
+
+def test_import_malformed_record_is_422_from_engine(client):
+    r = client.post("/import", params={"user_id": "alice"}, content=b'{"user_id": "alice", "nonsense": true}\n')
+    assert r.status_code == 422, r.text
+    assert isinstance(r.json()["detail"], str)
+
+
+def test_import_has_a_larger_body_limit(client):
+    # 1.5 MiB: over the 1 MiB limit of the JSON routes, within the import limit. The lines belong to
+    # another user, so the import is refused with 422 (proving the body was read), not 413.
+    line = json.dumps({"user_id": "someone-else", "text": "x" * 1000}).encode() + b"\n"
+    body = line * (1536 * 1024 // len(line))
+    assert len(body) > 1024 * 1024
+    r = client.post("/import", params={"user_id": "alice"}, content=body)
+    assert r.status_code == 422
+    r = client.post("/memory", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+# ------------------------------------------------------------------------------------------
+# API key
+# ------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def keyed(engine, tmp_path):
+    with make_client(engine, tmp_path, api_key=KEY) as c:
+        yield c
+
+
+def test_api_key_required_everywhere_but_health(keyed):
+    assert keyed.get("/health").status_code == 200
+    calls = [
+        ("POST", "/memory", {"json": {"message": "I use Arch Linux.", "user_id": "alice"}}),
+        ("POST", "/recall", {"json": {"query": "os?", "user_id": "alice"}}),
+        ("GET", "/memories", {"params": {"user_id": "alice"}}),
+        ("GET", "/memory/1", {"params": {"user_id": "alice"}}),
+        ("GET", "/memory/1/history", {"params": {"user_id": "alice"}}),
+        ("DELETE", "/memory/1", {"params": {"user_id": "alice"}}),
+        ("DELETE", "/users/alice", {}),
+        ("GET", "/export", {"params": {"user_id": "alice"}}),
+        ("POST", "/import", {"params": {"user_id": "alice"}, "content": b'{"user_id": "alice"}\n'}),
+    ]
+    for method, path, kw in calls:
+        for headers in ({}, {"X-API-Key": "wrong"}, {"Authorization": "Bearer wrong"},
+                        {"Authorization": f"Basic {KEY}"}, {"X-API-Key": ""}):
+            r = keyed.request(method, path, headers=headers, **kw)
+            assert r.status_code == 401, (method, path, headers, r.status_code)
+            assert "API key" in r.json()["detail"]
+    assert keyed.get("/health").json()["counts"]["total"] == 0  # the refused POST stored nothing
+
+
+def test_non_ascii_key_is_401_not_500(keyed):
+    r = keyed.get("/memories", params={"user_id": "alice"}, headers={"X-API-Key": "s3cret-\u00e9".encode()})
+    assert r.status_code == 401
+
+
+def test_api_key_accepted_in_header_or_bearer(keyed):
+    r = keyed.post("/memory", json={"message": "I use Arch Linux.", "user_id": "alice"}, headers={"X-API-Key": KEY})
+    assert r.status_code == 201, r.text
+    r = keyed.get("/memories", params={"user_id": "alice"}, headers={"Authorization": f"Bearer {KEY}"})
+    assert r.status_code == 200 and r.json()["total"] == 1
+
+
+def test_no_key_configured_means_open(client):
+    assert client.get("/memories", params={"user_id": "alice"}).status_code == 200
+
+
+# ------------------------------------------------------------------------------------------
+# Lifespan and a real server
+# ------------------------------------------------------------------------------------------
+
+def test_lifespan_opens_and_closes_its_own_engine(tmp_path):
+    settings = Settings(data_dir=tmp_path / "own")
+    app = create_app(settings)
+    with TestClient(app) as c:
+        assert c.get("/health").status_code == 200
+        assert c.post("/memory", json={"message": "I use Arch Linux."}).status_code == 201
+    assert app.state.engine is None
+    with MemoryEngine(settings) as again:  # the lock was released on shutdown
+        assert again.count_memories(user_id="default") == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_uvicorn_server(engine, tmp_path):
+    import uvicorn
+
+    port = _free_port()
+    app = create_app(Settings(data_dir=tmp_path, api_key=KEY), engine=engine)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            assert thread.is_alive(), "uvicorn exited"
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, headers={"X-API-Key": KEY}, timeout=30) as h:
+            assert h.get("/health").json()["status"] == "ok"
+            r = h.post("/memory", json={"message": "I use Arch Linux.", "user_id": "alice"})
+            assert r.status_code == 201
+            rec = h.post("/recall", json={"query": "What OS does the user use?", "user_id": "alice"}).json()
+            assert "Arch" in rec["hits"][0]["memory"]["text"]
+            assert httpx.get(f"{base}/memories", params={"user_id": "alice"}).status_code == 401
+            exp = h.get("/export", params={"user_id": "alice"})
+            assert exp.headers["content-type"].startswith("application/x-ndjson")
+            assert "Arch" in exp.text
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)
+    assert not thread.is_alive(), "uvicorn did not stop"
