@@ -519,7 +519,8 @@ class MemoryEngine:
             raise ValueError(f"top_k must be between 1 and 100, got {top_k}")
         if not -1.0 <= threshold <= 2.0:
             raise ValueError(f"threshold must be between -1 and 2, got {threshold}")
-        history = textlib.wants_history(query) if include_history is None else bool(include_history)
+        history_cue = textlib.wants_history(query)
+        history = history_cue if include_history is None else bool(include_history)
         timings: dict[str, float] = {}
 
         t = time.perf_counter()
@@ -555,12 +556,12 @@ class MemoryEngine:
             candidates.extend(self._historical_candidates(user_id, qvec, terms, n))
         timings["score"] = (time.perf_counter() - t) * 1000
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
-                                            threshold=threshold, top_k=top_k)
+                                            threshold=threshold, top_k=top_k, current_first=not history_cue)
         timings["total"] = (time.perf_counter() - started) * 1000
         return RecallResult(
             query=query, user_id=user_id, hits=hits, confidence=scoring.confidence(hits, threshold, s.certain_margin),
             threshold=threshold, alpha=alpha, importance_weight=importance_weight, top_k=top_k,
-            include_history=history, below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
+            include_history=history, history_cue=history_cue, below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked,
         )
 

@@ -150,6 +150,7 @@ class RecallResult:
     importance_weight: float
     top_k: int
     include_history: bool
+    history_cue: bool = False  # the question itself asks about the past ("where did I live before?")
     below_threshold: list[Hit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     # Every scored candidate, so the knobs can be moved without embedding the query again.
@@ -169,6 +170,7 @@ class RecallResult:
             "importance_weight": self.importance_weight,
             "top_k": self.top_k,
             "include_history": self.include_history,
+            "history_cue": self.history_cue,
             "hits": [h.to_dict() for h in self.hits],
             "below_threshold": [h.to_dict() for h in self.below_threshold],
             "timings_ms": dict(self.timings_ms),

@@ -31,8 +31,12 @@ def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
 
 
 def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, threshold: float,
-         top_k: int) -> tuple[list[Hit], list[Hit], list[Hit]]:
-    """Score every candidate; return (hits, best misses, all candidates ranked)."""
+         top_k: int, current_first: bool = False) -> tuple[list[Hit], list[Hit], list[Hit]]:
+    """Score every candidate; return (hits, best misses, all candidates ranked).
+
+    current_first: superseded memories rank after every current one (history was asked for by a
+    switch, not by the question, so the question is still about now).
+    """
     if top_k < 1:
         raise ValueError(f"top_k must be at least 1, got {top_k}")
     scored = [
@@ -41,7 +45,7 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
         for c in candidates
     ]
     # Ties (rare) go to the newer memory: the more recent statement is the better guess.
-    scored.sort(key=lambda h: (h.score, h.memory.id), reverse=True)
+    scored.sort(key=lambda h: (not (current_first and h.historical), h.score, h.memory.id), reverse=True)
     passing = [h for h in scored if h.score >= threshold]
     misses = [h for h in scored if h.score < threshold][:BELOW_THRESHOLD_SHOWN]
     return passing[:top_k], misses, scored
@@ -56,7 +60,7 @@ def rescore(result: RecallResult, *, threshold: float | None = None, alpha: floa
     importance_weight = result.importance_weight if importance_weight is None else importance_weight
     top_k = result.top_k if top_k is None else top_k
     hits, misses, ranked = rank(result.candidates, alpha=alpha, importance_weight=importance_weight,
-                                threshold=threshold, top_k=top_k)
+                                threshold=threshold, top_k=top_k, current_first=not result.history_cue)
     return replace(result, hits=hits, below_threshold=misses, candidates=ranked, threshold=threshold,
                    alpha=alpha, importance_weight=importance_weight, top_k=top_k,
                    confidence=confidence(hits, threshold, certain_margin))

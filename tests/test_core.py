@@ -110,6 +110,7 @@ def test_history_queries_include_superseded_memories(engine):
     assert old and "Austin" in old[0].memory.text and "Denver" in old[0].replaced_by_memory.text
     forced = engine.recall("Where does the user live?", include_history=True)
     assert any(h.historical for h in forced.hits)
+    assert not forced.hits[0].historical  # asked about now: the current fact leads
 
 
 def test_hits_cite_their_source(engine):

@@ -61,3 +61,14 @@ def test_rescore_moves_knobs_without_new_candidates():
     lexical_off = rescore(result, threshold=0.4, alpha=1.0)
     assert [h.memory.id for h in lexical_off.hits] == [2, 1]
     assert rescore(result).hits == []
+
+
+def test_current_facts_rank_first_unless_the_question_asks_about_the_past():
+    old = hit(1, 0.8)
+    old.historical = True
+    new = hit(2, 0.7)
+    by_score, _, _ = rank([old, new], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5)
+    assert [h.memory.id for h in by_score] == [1, 2]
+    current_first, _, _ = rank([old, new], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5,
+                               current_first=True)
+    assert [h.memory.id for h in current_first] == [2, 1]

@@ -1,0 +1,251 @@
+"""The cockpit in a real browser: `streamlit run app.py` on a free loopback port, driven by Debian's
+/usr/bin/chromium through Playwright (sync API). Every page is opened and its main action performed;
+screenshots go to a temporary directory, and also to $MEMENGINE_SCREENSHOTS when that is set.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDTH = 1400
+STARTUP_S = 120        # server start (torch import) on a busy 2-core machine
+ACTION_MS = 180_000    # first script run loads the model; later ones are fast
+
+TINY_CASES = [
+    {"id": "b-01", "category": "direct_facts", "split": "dev", "messages": ["I use Arch Linux."],
+     "query": "What OS does the user use?", "top1_contains": "Arch"},
+    {"id": "b-02", "category": "updated_information", "split": "dev",
+     "messages": ["My project deadline is October 15.", "Actually, the deadline moved to November 2."],
+     "query": "When is the project deadline?", "top1_contains": "November 2", "forbidden": ["October 15"]},
+    {"id": "b-03", "category": "unknown_answers", "split": "dev", "messages": ["I use Arch Linux."],
+     "query": "What is the user's favourite food?", "expect_empty": True},
+]
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium); browser tests skipped",
+                allow_module_level=True)
+
+sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"streamlit did not become healthy in {timeout:.0f} s:\n{log.read_text(errors='replace')}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A cockpit server on its own store and the tiny case file; always stopped afterwards."""
+    work = tmp_path_factory.mktemp("browser")
+    cases = work / "cases.json"
+    cases.write_text(json.dumps(TINY_CASES), encoding="utf-8")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMENGINE_")}
+    env.update(MEMENGINE_DATA_DIR=str(work / "store"), MEMENGINE_CASES=str(cases), HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", PYTHONUNBUFFERED="1")
+    log = work / "streamlit.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none",
+             "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, log, STARTUP_S)
+        yield {"url": url, "store": work / "store", "log": log}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    dirs = [tmp_path_factory.mktemp("screenshots")]
+    extra = os.environ.get("MEMENGINE_SCREENSHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        dirs.append(Path(extra))
+    return dirs
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    """One browser session for the whole module (the pages share its user and store)."""
+    ctx = browser.new_context(viewport={"width": WIDTH, "height": 1000})
+    pg = ctx.new_page()
+    pg.set_default_timeout(ACTION_MS)
+    # The fresh server's first request is a deep link: it must land on that page, through the router
+    # (router navigation and the shared sidebar), not on Streamlit's bare legacy pages/ mode.
+    pg.goto(server["url"] + "/ledger")
+    pg.locator("h1", has_text="Ledger & lineage").wait_for()
+    pg.locator('[data-testid="stSidebarNav"] a', has_text="Canonical test").wait_for()
+    pg.locator('[data-testid="stSidebarUserContent"]', has_text="MemEngine cockpit").wait_for()
+    pg.goto(server["url"] + "/")
+    pg.get_by_text("Type a query or pick a sample").wait_for()
+    try:
+        yield pg
+    finally:
+        ctx.close()
+
+
+def settle(pg) -> None:
+    """Wait until the script run finished (Streamlit's running indicator is gone)."""
+    pg.wait_for_timeout(300)
+    pg.locator('[data-testid="stStatusWidget"]').wait_for(state="detached")
+    pg.wait_for_timeout(300)
+
+
+def shoot(pg, shots: list[Path], name: str) -> None:
+    """Screenshot the whole page: the app scrolls inside its main section, so grow the viewport to fit."""
+    settle(pg)
+    height = pg.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
+        "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 900)"
+    )
+    pg.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, 8000)})
+    pg.wait_for_timeout(500)
+    first = shots[0] / f"{name}.png"
+    pg.screenshot(path=str(first), full_page=True)
+    for d in shots[1:]:
+        shutil.copy(first, d / first.name)
+    pg.set_viewport_size({"width": WIDTH, "height": 1000})
+
+
+def go(pg, title: str) -> None:
+    pg.locator('[data-testid="stSidebarNav"] a', has_text=title).click()
+    pg.locator("h1", has_text=title).wait_for()
+    settle(pg)
+
+
+def assert_no_exception(pg) -> None:
+    assert pg.locator('[data-testid="stException"]').count() == 0
+
+
+def test_ingest_recall_and_ledger(page, shots, server):
+    pg = page
+    go(pg, "Ingest")
+    box = pg.get_by_role("textbox", name="Message", exact=True)
+    for n, msg in enumerate(["I use Arch Linux.", "My project deadline is October 15.",
+                             "Actually, the deadline moved to November 2."], start=1):
+        box.fill(msg)
+        pg.get_by_role("button", name="Ingest message").click()
+        pg.get_by_text(f"“{msg}”").first.wait_for()
+        settle(pg)
+    assert pg.get_by_text("Before: #2").is_visible() and pg.get_by_text("Now: #3").is_visible()
+    assert pg.locator('[data-testid="stMetricValue"]').all_inner_texts()[:2] == ["2", "3"]
+    assert_no_exception(pg)
+    shoot(pg, shots, "1-ingest")
+
+    go(pg, "Recall")
+    q = pg.get_by_role("textbox", name="Query")
+    q.fill("When is the project deadline?")
+    q.press("Enter")
+    pg.get_by_text("Project deadline is November 2.").first.wait_for()
+    settle(pg)
+    # the score-parts chart, with the threshold rule and its label drawn in
+    pg.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first.wait_for()
+    assert pg.get_by_text("recalled").first.is_visible()
+    assert pg.get_by_text("October 15").count() == 0
+    assert_no_exception(pg)
+    shoot(pg, shots, "2-recall")
+
+    q.fill("What is the user's favourite food?")
+    q.press("Enter")
+    pg.get_by_text("Nothing cleared the threshold").wait_for()
+    assert pg.get_by_text("below the threshold").first.is_visible()
+    shoot(pg, shots, "3-recall-unknown")
+
+    go(pg, "Ledger & lineage")
+    pg.locator('[data-testid="stDataFrame"]').first.wait_for()
+    # pick the November 2 memory in the inspector: its chain is drawn by graphviz
+    pg.locator('[data-testid="stSelectbox"]', has_text="Memory to inspect").locator("input").click()
+    pg.get_by_role("option", name="#3 · active").click()
+    settle(pg)
+    graph = pg.locator('[data-testid="stGraphVizChart"] svg')
+    graph.wait_for()
+    drawn = graph.text_content()
+    assert "#2 · superseded" in drawn and "#3 · active" in drawn
+    assert pg.get_by_text("2 versions in this chain, oldest first.").is_visible()
+    assert_no_exception(pg)
+    shoot(pg, shots, "4-ledger")
+
+
+def test_canonical_test_passes(page, shots):
+    pg = page
+    go(pg, "Canonical test")
+    pg.get_by_role("button", name="Run canonical test").click()
+    verdict = pg.get_by_text("checks passed")
+    verdict.wait_for()
+    settle(pg)
+    shoot(pg, shots, "5-canonical")
+    assert verdict.inner_text().startswith("All good: 9 / 9 checks passed"), verdict.inner_text()
+    shown = pg.locator('[data-testid="stMain"]').inner_text()
+    assert shown.count("PASS") == 16 and "FAIL" not in shown   # 7 step badges + 9 check badges
+    assert_no_exception(pg)
+
+
+def test_benchmark_on_tiny_cases(page, shots, server):
+    pg = page
+    go(pg, "Benchmark")
+    pg.get_by_role("button", name="Run benchmark").click()
+    pg.locator('[data-testid="stMetric"]', has_text="Accuracy").first.wait_for()
+    settle(pg)
+    values = dict(zip(pg.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
+                      pg.locator('[data-testid="stMetricValue"]').all_inner_texts()))
+    assert values.get("Accuracy") == "100.0%", values
+    assert values.get("Unknown rejection") == "100.0%", values
+    assert list((server["store"] / "runs").glob("run-*.json"))
+    assert_no_exception(pg)
+
+    pg.get_by_role("button", name="Run sweep").click()
+    pg.locator('[data-testid="stMetric"]', has_text="Best threshold").wait_for()
+    settle(pg)
+    assert list((server["store"] / "runs").glob("sweep-*.json"))
+    assert pg.locator('[data-testid="stVegaLiteChart"]').count() == 2   # per-category bars + sweep curve
+    assert_no_exception(pg)
+    shoot(pg, shots, "6-benchmark")
