@@ -86,6 +86,7 @@ class MemoryEngine:
         self._index_lock = threading.RLock()
         self._vector_queue: list[tuple] = []  # committed changes not yet written to Chroma
         self._unflushed: dict[str, dict[int, np.ndarray]] = {}  # their vectors, which recall scores directly
+        self._speaker_cache: dict[str, set[str]] = {}  # per user: the speakers their messages named
         try:
             self.ledger = Ledger(self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
             self.embedder = embedder if embedder is not None else load_embedder(self.settings)
@@ -333,13 +334,14 @@ class MemoryEngine:
         """Recompute every stored vector with the configured model, then rebuild the index."""
         self._check_open()
         with self._write_lock:
-            rows = self.ledger.query("SELECT id, text FROM memories ORDER BY id")
+            rows = self.ledger.query(
+                "SELECT m.id, m.text, s.speaker FROM memories m LEFT JOIN messages s ON s.id = m.message_id ORDER BY m.id")
             for start in range(0, len(rows), batch_size):
                 chunk = rows[start:start + batch_size]
-                vectors = self.embedder.encode([t for _, t in chunk])
+                vectors = self.embedder.encode([extractlib.embedding_text(t, speaker) for _, t, speaker in chunk])
                 with self.ledger.transaction() as conn:
                     conn.executemany("UPDATE memories SET embedding = ? WHERE id = ?",
-                                     [(v.astype(np.float32).tobytes(), i) for (i, _), v in zip(chunk, vectors)])
+                                     [(v.astype(np.float32).tobytes(), i) for (i, _, _), v in zip(chunk, vectors)])
             self.ledger.set_meta("embedding_model", self.embedder.model_id)
             self.rebuild_index()
             return len(rows)
@@ -406,7 +408,13 @@ class MemoryEngine:
     def _ingest_batch(self, items: list[tuple[str, str, str | None, str | None, str | None]]) -> list[IngestResult]:
         extracted = [extractlib.extract(text, speaker=speaker) for text, _, _, _, speaker in items]
         flat = [c for cands in extracted for c in cands]
-        vectors = self.embedder.encode([c.text for c in flat]) if flat else np.zeros((0, self.embedder.dim), np.float32)
+        embed_texts = [extractlib.embedding_text(c.text, item[4]) for item, cands in zip(items, extracted) for c in cands]
+        vectors = self.embedder.encode(embed_texts) if flat else np.zeros((0, self.embedder.dim), np.float32)
+        for _, user_id, _, _, speaker in items:
+            if speaker:
+                with self._index_lock:
+                    if user_id in self._speaker_cache:
+                        self._speaker_cache[user_id].add(speaker)
         flat = self._assign_fallback_attributes(flat, vectors)
         batch, position = [], 0
         for item, cands in zip(items, extracted):
@@ -524,7 +532,10 @@ class MemoryEngine:
         timings: dict[str, float] = {}
 
         t = time.perf_counter()
-        query_text = textlib.as_third_person_question(self._alias_user_name(user_id, query))
+        # The embedding sees the question about "the user"; BM25 keeps the names, which is how it tells
+        # two people's memories apart when their content is alike.
+        query_text = textlib.as_third_person_question(self._alias_names(user_id, query))
+        lexical_text = textlib.as_third_person_question(query)
         qvec = self.embedder.encode_query(query_text)
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
@@ -536,7 +547,7 @@ class MemoryEngine:
             dense.setdefault(memory_id, float(vector @ qvec))
         timings["dense"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
-        terms = textlib.tokenize(query_text)
+        terms = textlib.tokenize(lexical_text)
         lexical = self.lexical.search(user_id, terms, n)
         timings["lexical"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
@@ -565,20 +576,31 @@ class MemoryEngine:
             candidates=ranked,
         )
 
-    def _alias_user_name(self, user_id: str, query: str) -> str:
-        """Memories about the user say "User ..."; a question that names the user ("What does Sam do?")
-        is asked about "the user" instead, so the name does not pull every name memory to the top."""
+    def _alias_names(self, user_id: str, query: str) -> str:
+        """Memories are embedded with their person as "User" (see extract.embedding_text); a question
+        that names that person ("What does Sam do?", "Where did Maya go?") is asked about "the user"
+        too, so the name, which every memory of theirs shares, does not decide the match."""
         rows = self.ledger.query(
             "SELECT value FROM memories WHERE user_id = ? AND subject = 'user' AND attribute = 'name' "
             "AND status = 'active' LIMIT 3", (user_id,),
         )
-        for (name,) in rows:
+        names = {value for (value,) in rows} | self._speakers(user_id)
+        for name in sorted(names, key=len, reverse=True):
             first = name.split()[0] if name.split() else ""
             for alias in dict.fromkeys((name, first)):
                 if len(alias) >= 2:
-                    query = re.sub(rf"\b{re.escape(alias)}'s\b", "the user's", query, flags=re.IGNORECASE)
-                    query = re.sub(rf"\b{re.escape(alias)}\b", "the user", query, flags=re.IGNORECASE)
+                    query = re.sub(rf"(?<!\w){re.escape(alias)}'s(?!\w)", "the user's", query, flags=re.IGNORECASE)
+                    query = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", "the user", query, flags=re.IGNORECASE)
         return query
+
+    def _speakers(self, user_id: str) -> set[str]:
+        with self._index_lock:
+            known = self._speaker_cache.get(user_id)
+        if known is None:
+            known = self.ledger.speakers(user_id)
+            with self._index_lock:
+                self._speaker_cache[user_id] = known
+        return known
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, terms: list[str], n: int) -> list[Hit]:
         rows = self.ledger.superseded_for_user(user_id, 2000)
@@ -678,6 +700,8 @@ class MemoryEngine:
                 messages = conn.execute("DELETE FROM messages WHERE user_id = ?", (user_id,)).rowcount
                 conn.execute("DELETE FROM index_outbox WHERE user_id = ?", (user_id,))
                 self.ledger.outbox(conn, "drop_user", user_id)
+            with self._index_lock:
+                self._speaker_cache.pop(user_id, None)
                 pending = self._new_outbox_rows(conn)
             self._apply_outbox(pending)
             return {"memories": memories, "messages": messages}
@@ -717,7 +741,9 @@ class MemoryEngine:
         """Load an export. All or nothing: a malformed line or a conflict leaves the store untouched."""
         self._check_open()
         messages, memories = _read_export(Path(path), self)
-        vectors = self.embedder.encode([m["text"] for m in memories]) if memories else []
+        speakers = {m["id"]: m.get("speaker") for m in messages}
+        vectors = self.embedder.encode([extractlib.embedding_text(m["text"], speakers.get(m.get("message_id")))
+                                        for m in memories]) if memories else []
         with self._write_lock:
             try:
                 with self.ledger.transaction() as conn:

@@ -862,6 +862,18 @@ _NEGATION = re.compile(
 _NEGATION_CUE = re.compile(r"\b(?:no longer|not|don't|do not|stopped|quit|gave up|any\s?more|dropped|ditched)\b", re.IGNORECASE)
 
 
+def embedding_text(text: str, speaker: str | None) -> str:
+    """What is embedded for a memory: its text with the speaker's name written as "User".
+
+    Every memory of one person carries their name, so a question that names them would score every
+    one of those memories on the name alone; the engine asks such questions about "the user" too.
+    """
+    if not speaker:
+        return text
+    name = " ".join(speaker.split())[:60]
+    return re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "User", text) if name else text
+
+
 def person_names(speaker: str | None) -> tuple[str, str, str]:
     """(subject key, name used in sentences, possessive)."""
     if speaker:

@@ -72,6 +72,11 @@ MIGRATIONS: list[str] = [
         memory_id INTEGER
     );
     """,
+    # 2: slot lookups (every new fact checks its slot) and per-user speaker names without table scans
+    """
+    CREATE INDEX memories_slot ON memories (user_id, subject, attribute, status);
+    CREATE INDEX messages_user_speaker ON messages (user_id, speaker);
+    """,
 ]
 
 _MEMORY_COLUMNS = (
@@ -322,6 +327,10 @@ class Ledger:
         return self.query(
             "SELECT id, text, attribute FROM memories WHERE user_id = ? AND status = 'active'", (user_id,)
         )
+
+    def speakers(self, user_id: str) -> set[str]:
+        rows = self.query("SELECT DISTINCT speaker FROM messages WHERE user_id = ? AND speaker IS NOT NULL", (user_id,))
+        return {r[0] for r in rows}
 
     def superseded_for_user(self, user_id: str, limit: int) -> list[tuple[int, bytes]]:
         return self.query(

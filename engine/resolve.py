@@ -56,7 +56,8 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
     for memory_id, existing_key, _, _, _ in rows:
         if existing_key == key:
             return Plan("confirmed", confirmed_id=memory_id)
-    # Facts from the same message never replace each other ("I bought a house in York and moved there").
+    # Facts from the same message never replace each other: in "I sold the car and bought a bike"
+    # the second clause is not a correction of the first.
     rows = [(mid, vkey, multi, blob) for mid, vkey, multi, blob, msg in rows if msg != message_id]
 
     def similarity(blob: bytes) -> float:

@@ -180,6 +180,7 @@ _SMALL_TALK_WORDS = frozenset(
     have day weekend bro dude mate man buddy friend guys folks everyone there all how are doing what's up sup
     good-bye see-you you're youre the best talk speak chat catch up soon later sorry late reply response
     delay been crazy hectic busy week day long it's its was ttys nite gnight sleep well sweet dreams
+    that this it is really super just
     """.split()
 )
 _EMOJI_OR_PUNCT = re.compile(r"[\W_]+", re.UNICODE)

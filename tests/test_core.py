@@ -361,3 +361,10 @@ def test_closed_engine_refuses_work(tmp_path, embedder):
     eng.close()  # idempotent
     with pytest.raises(Exception, match="closed"):
         eng.recall("anything")
+
+
+def test_a_question_naming_a_speaker_does_not_match_on_the_name_alone(engine):
+    for text in ("I loved that book so much", "I went hiking in the Alps yesterday", "I live in Lisbon"):
+        engine.ingest(text, user_id="chat", speaker="Maya")
+    assert engine.recall("What is the name of Maya's sister?", user_id="chat").hits == []
+    assert "Lisbon" in engine.recall("Where does Maya live?", user_id="chat").hits[0].memory.text

@@ -339,6 +339,11 @@ _OFFLINE = textwrap.dedent("""
         assert eng.recall("What OS does the user use?").hits
         eng.export_jsonl(sys.argv[1] + "/export.jsonl")
         eng.rebuild_index()
+        from fastapi.testclient import TestClient
+        from adapters.rest import create_app
+        with TestClient(create_app(Settings(data_dir=sys.argv[1]), engine=eng)) as client:
+            assert client.post("/memory", json={"message": "I live in Oslo", "user_id": "u"}).status_code == 201
+            assert client.post("/recall", json={"query": "Where do I live?", "user_id": "u"}).json()["hits"]
     print("offline ok")
 """)
 
@@ -371,3 +376,83 @@ def test_export_import_into_a_fresh_store_gives_the_same_answers(tmp_path, embed
         assert [(m.text, m.status) for m in b.list_memories(status="all")] == lineage
         assert len(b.messages(limit=1000)) == 2 * len(messages)
         assert_consistent(b)
+
+
+# --- over REST: hostile input, isolation on every route, access ----------------------------------------
+
+def _rest_client(engine, tmp_path, **settings_kw):
+    from fastapi.testclient import TestClient
+
+    from adapters.rest import create_app
+
+    return TestClient(create_app(Settings(data_dir=tmp_path, **settings_kw), engine=engine))
+
+
+@FUZZ
+@given(body=st.one_of(
+    st.fixed_dictionaries({"message": st.text(max_size=200), "user_id": st.text(max_size=30)}),
+    st.fixed_dictionaries({"query": st.text(max_size=200), "user_id": st.text(max_size=30),
+                           "top_k": st.integers(-5, 200), "threshold": st.floats(allow_nan=True)}),
+    st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=20), st.integers(), st.none()), max_size=4),
+))
+def test_rest_refuses_bad_input_with_422_never_500(engine, tmp_path, body):
+    with _rest_client(engine, tmp_path) as client:
+        route = "/recall" if "query" in body else "/memory"
+        response = client.post(route, json=body)
+        assert response.status_code in (200, 201, 422), response.text
+        if response.status_code == 422:
+            assert response.json()["detail"]
+    assert_consistent(engine)
+
+
+@FUZZ
+@given(steps=st.lists(st.tuples(st.sampled_from(["ann", "bob"]), st.sampled_from(FACTS), st.sampled_from(CITIES)),
+                      min_size=1, max_size=6))
+def test_no_rest_route_crosses_users(engine, tmp_path, steps):
+    owned: dict[str, set[int]] = {"ann": set(), "bob": set()}
+    with _rest_client(engine, tmp_path) as client:
+        for user, fact, city in steps:
+            result = client.post("/memory", json={"message": fact.format(c=city), "user_id": user}).json()
+            owned[user].update(m["id"] for m in result["memories"])
+        for user, other in (("ann", "bob"), ("bob", "ann")):
+            listed = client.get("/memories", params={"user_id": user, "status": "all", "limit": 1000}).json()
+            assert {m["id"] for m in listed["memories"]} == owned[user]
+            recalled = client.post("/recall", json={"query": "Where do I live and work?", "user_id": user,
+                                                    "threshold": 0.0, "include_history": True}).json()
+            assert all(h["memory"]["user_id"] == user for h in recalled["hits"])
+            export = client.get("/export", params={"user_id": user}).text
+            assert all(json.loads(line).get("user_id") in (user, None) for line in export.splitlines() if line)
+            for memory_id in owned[other]:
+                for method, path in (("GET", f"/memory/{memory_id}"), ("GET", f"/memory/{memory_id}/history"),
+                                     ("DELETE", f"/memory/{memory_id}")):
+                    assert client.request(method, path, params={"user_id": user}).status_code == 404
+        for memory_id in owned["ann"] | owned["bob"]:  # nothing was deleted across users
+            assert engine.get(memory_id).status != "deleted"
+        client.delete("/users/bob")
+        assert engine.count_memories(user_id="bob", status="all") == 0
+        assert {m.id for m in engine.list_memories(user_id="ann", status="all", limit=1000)} == owned["ann"]
+    engine.forget_user("ann")
+
+
+def test_api_key_is_compared_in_constant_time(engine, tmp_path, monkeypatch):
+    import hmac
+
+    calls = []
+    real = hmac.compare_digest
+    monkeypatch.setattr(hmac, "compare_digest", lambda a, b: calls.append((a, b)) or real(a, b))
+    with _rest_client(engine, tmp_path, api_key="k3y") as client:
+        assert client.get("/memories", params={"user_id": "a"}, headers={"X-API-Key": "wrong"}).status_code == 401
+        assert client.get("/memories", params={"user_id": "a"}).status_code == 401
+        assert client.get("/memories", params={"user_id": "a"}, headers={"X-API-Key": "k3y"}).status_code == 200
+        assert client.get("/health").status_code == 200
+    assert calls and all(isinstance(a, bytes) for a, _ in calls)
+
+
+def test_servers_bind_to_loopback_by_default():
+    import tomllib
+
+    from adapters.cli import build_parser
+
+    assert build_parser().parse_args(["serve"]).host == "127.0.0.1"
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1" and config["browser"]["gatherUsageStats"] is False
