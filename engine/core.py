@@ -540,11 +540,7 @@ class MemoryEngine:
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         n = max(s.candidate_k, top_k * 2)
-        with self._index_lock:  # snapshot before querying Chroma: a flush in between cannot hide a memory
-            waiting = dict(self._unflushed.get(user_id, {}))
-        dense = self.index.query(user_id, qvec, n)
-        for memory_id, vector in waiting.items():
-            dense.setdefault(memory_id, float(vector @ qvec))
+        dense = self._nearest(user_id, qvec, n)
         timings["dense"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         terms = textlib.tokenize(lexical_text)
@@ -575,6 +571,16 @@ class MemoryEngine:
             include_history=history, history_cue=history_cue, below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked,
         )
+
+    def _nearest(self, user_id: str, vector: np.ndarray, n: int) -> dict[int, float]:
+        """The user's active memories nearest to a vector: Chroma's answer plus the queued vectors
+        Chroma has not been given yet. {memory id: cosine}; may hold ids a moment out of date."""
+        with self._index_lock:  # snapshot before querying Chroma: a flush in between cannot hide a memory
+            waiting = dict(self._unflushed.get(user_id, {}))
+        found = self.index.query(user_id, vector, n)
+        for memory_id, queued in waiting.items():
+            found.setdefault(memory_id, float(queued @ vector))
+        return found
 
     def _alias_names(self, user_id: str, query: str) -> str:
         """Memories are embedded with their person as "User" (see extract.embedding_text); a question

@@ -90,7 +90,7 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
 
 def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
                         vector: np.ndarray, min_similarity: float, message_id: int) -> list[int]:
-    nearest = engine.index.query(user_id, vector, 5)
+    nearest = engine._nearest(user_id, vector, 5)
     for memory_id, sim in sorted(nearest.items(), key=lambda kv: kv[1], reverse=True):
         if sim < min_similarity:
             break

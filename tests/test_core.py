@@ -368,3 +368,10 @@ def test_a_question_naming_a_speaker_does_not_match_on_the_name_alone(engine):
         engine.ingest(text, user_id="chat", speaker="Maya")
     assert engine.recall("What is the name of Maya's sister?", user_id="chat").hits == []
     assert "Lisbon" in engine.recall("Where does Maya live?", user_id="chat").hits[0].memory.text
+
+
+def test_a_correction_finds_a_fact_whose_vector_is_still_queued(engine):
+    engine.ingest("My flight to Lisbon lands at 18:40.")
+    assert engine._vector_queue  # not yet written to Chroma
+    result = engine.ingest("I misread the ticket, my flight lands at 16:40.")
+    assert result.status == "superseded"
