@@ -561,6 +561,7 @@ class MemoryEngine:
             candidates.append(Hit(memory, 0.0, round(sem, 6), round(lexical.get(memory_id, 0.0), 6), memory.importance))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, terms, n))
+        candidates = self._about_named_people(user_id, query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
                                             threshold=threshold, top_k=top_k, current_first=not history_cue)
@@ -598,6 +599,24 @@ class MemoryEngine:
                     query = re.sub(rf"(?<!\w){re.escape(alias)}'s(?!\w)", "the user's", query, flags=re.IGNORECASE)
                     query = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", "the user", query, flags=re.IGNORECASE)
         return query
+
+    def _about_named_people(self, user_id: str, query: str, candidates: list[Hit]) -> list[Hit]:
+        """In a conversation between several people, a question that names some of them is answered
+        only by what those people said or what mentions them: Marta's sister is not Kenji's."""
+        speakers = self._speakers(user_id)
+        if len(speakers) < 2:
+            return candidates
+        named = {name for name in speakers if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.IGNORECASE)}
+        if not named:
+            return candidates
+
+        def about_them(hit: Hit) -> bool:
+            speaker = hit.memory.speaker
+            if speaker is None or speaker in named:
+                return True
+            return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", hit.memory.text, re.IGNORECASE) for n in named)
+
+        return [h for h in candidates if about_them(h)]
 
     def _speakers(self, user_id: str) -> set[str]:
         with self._index_lock:

@@ -818,6 +818,8 @@ def _project_uses(clause, m, S, P):
 
 @rule(r"^(?:my|our) (?P<attr>[a-z][\w\s'-]{0,30}?)\s+(?P<cop>is|are|was|were|=|:)\s+(?P<v>.+)")
 def _my_x_is(clause, m, S, P):
+    if any(word[:1].isupper() for word in m["attr"].split()):
+        return None  # "my sister Elena is getting married": about a person, not a slot of the user's
     raw_attr = re.sub(r"^(?:new|current|old|former|previous|actual)\s+", "", m["attr"].strip().lower())
     v = clean_value(m["v"])
     if not v:

@@ -375,3 +375,13 @@ def test_a_correction_finds_a_fact_whose_vector_is_still_queued(engine):
     assert engine._vector_queue  # not yet written to Chroma
     result = engine.ingest("I misread the ticket, my flight lands at 16:40.")
     assert result.status == "superseded"
+
+
+def test_in_a_group_chat_one_persons_facts_do_not_answer_for_another(engine):
+    engine.ingest("My sister Elena is getting married in June", user_id="chat", speaker="Marta")
+    engine.ingest("I finally fixed my bike", user_id="chat", speaker="Kenji")
+    engine.ingest("Kenji's sister is visiting next week", user_id="chat", speaker="Marta")
+    assert [h.memory.text for h in engine.recall("Who is getting married, Marta's sister?", user_id="chat").hits][:1] == \
+        ["Marta's sister Elena is getting married in June."]
+    kenji = engine.recall("What is Kenji's sister doing?", user_id="chat", threshold=0.0).hits
+    assert kenji and all("Elena" not in h.memory.text for h in kenji)
