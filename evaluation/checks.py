@@ -1,0 +1,203 @@
+"""The one place that decides whether a case passed: the case schema and the expectation checks.
+
+The runner and the sweep both call `check_case`, so a threshold chosen by the sweep is judged by exactly the
+rules the runner reports with. Pure functions over plain dicts: no engine import, cheap to unit-test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Category id -> label used in the report table (order = table order).
+CATEGORIES: dict[str, str] = {
+    "direct_facts": "Direct Facts",
+    "preferences": "User Preferences",
+    "project_details": "Project Details",
+    "updated_information": "Updated Information",
+    "contradictions_corrections": "Contradictions & Corrections",
+    "multiple_relevant": "Multiple Relevant Memories",
+    "unknown_answers": "Unknown Answers (Negative)",
+    "small_talk": "Small Talk",
+    "historical_queries": "Historical Queries",
+    "multi_user_isolation": "Multi-User Isolation",
+    "no_false_supersede": "No False Supersede",
+    "multi_fact_messages": "Multi-Fact Messages",
+    "paraphrased_questions": "Paraphrased Questions",
+    "repeated_statements": "Repeated Statements",
+}
+SPLITS = ("dev", "test")
+STATUSES = ("created", "superseded", "confirmed", "ignored")
+EXPECTATION_KEYS = ("top1_contains", "within_top_k", "forbidden", "expect_empty", "expected_statuses", "active_count")
+CASE_KEYS = {"id", "category", "split", "messages", "query", "query_user_id", "include_history", *EXPECTATION_KEYS}
+# Categories whose facts are meant to coexist: any supersede there is a false one.
+MULTI_VALUE_CATEGORIES = ("no_false_supersede", "multiple_relevant", "multi_fact_messages")
+# Categories whose point is that an outdated value disappears from recall.
+SUPERSEDE_CATEGORIES = ("updated_information", "contradictions_corrections")
+DEFAULT_USER = "default"
+TOP_K = 5
+
+
+def message_parts(message: str | dict[str, Any]) -> tuple[str, str]:
+    """(text, user_id) of a case message, which is a plain string or {"text", "user_id"}."""
+    if isinstance(message, str):
+        return message, DEFAULT_USER
+    return message["text"], message.get("user_id") or DEFAULT_USER
+
+
+def query_user(case: dict[str, Any]) -> str:
+    return case.get("query_user_id") or DEFAULT_USER
+
+
+def validate_case(case: Any) -> list[str]:
+    """Schema problems of one case (empty list = valid). Catches typos in hand-written JSON early."""
+    if not isinstance(case, dict):
+        return ["case is not an object"]
+    cid = case.get("id", "?")
+    errs: list[str] = []
+    unknown = set(case) - CASE_KEYS
+    if unknown:
+        errs.append(f"{cid}: unknown keys {sorted(unknown)}")
+    if not isinstance(case.get("id"), str) or not case.get("id"):
+        errs.append(f"{cid}: id must be a non-empty string")
+    if case.get("category") not in CATEGORIES:
+        errs.append(f"{cid}: unknown category {case.get('category')!r}")
+    if case.get("split") not in SPLITS:
+        errs.append(f"{cid}: split must be one of {SPLITS}")
+    if not isinstance(case.get("query"), str) or not case["query"].strip():
+        errs.append(f"{cid}: query must be a non-empty string")
+    msgs = case.get("messages")
+    if not isinstance(msgs, list) or not msgs:
+        errs.append(f"{cid}: messages must be a non-empty list")
+        msgs = []
+    for i, m in enumerate(msgs):
+        ok = (isinstance(m, str) and m.strip()) or (
+            isinstance(m, dict) and isinstance(m.get("text"), str) and m["text"].strip()
+            and set(m) <= {"text", "user_id"} and isinstance(m.get("user_id", ""), str))
+        if not ok:
+            errs.append(f"{cid}: message {i + 1} must be a string or {{text, user_id}}")
+    if not any(k in case for k in EXPECTATION_KEYS):
+        errs.append(f"{cid}: no expectation given")
+    if "top1_contains" in case and not (isinstance(case["top1_contains"], str) and case["top1_contains"]):
+        errs.append(f"{cid}: top1_contains must be a non-empty string")
+    for key in ("within_top_k", "forbidden"):
+        if key in case and not (isinstance(case[key], list) and case[key]
+                                and all(isinstance(s, str) and s for s in case[key])):
+            errs.append(f"{cid}: {key} must be a non-empty list of strings")
+    if "expect_empty" in case:
+        if case["expect_empty"] is not True:
+            errs.append(f"{cid}: expect_empty must be true when present")
+        if "top1_contains" in case or "within_top_k" in case:
+            errs.append(f"{cid}: expect_empty contradicts top1_contains/within_top_k")
+    if "expected_statuses" in case:
+        st = case["expected_statuses"]
+        if not (isinstance(st, list) and len(st) == len(msgs) and all(s in STATUSES for s in st)):
+            errs.append(f"{cid}: expected_statuses must list one of {STATUSES} per message")
+    if "active_count" in case and not (isinstance(case["active_count"], int) and case["active_count"] >= 0):
+        errs.append(f"{cid}: active_count must be an integer >= 0")
+    if "include_history" in case and not isinstance(case["include_history"], bool):
+        errs.append(f"{cid}: include_history must be a boolean")
+    return errs
+
+
+@dataclass
+class CheckResult:
+    """Verdict on one case plus the pieces the aggregate metrics are built from.
+
+    Fields that do not apply to a case are None, so aggregates only count the cases they are about.
+    """
+
+    failures: list[str] = field(default_factory=list)
+    expected_found: int = 0          # expected strings (top1_contains + within_top_k) seen in the top 5
+    expected_total: int = 0
+    top1_ok: bool | None = None      # case has top1_contains
+    rejected: bool | None = None     # case has expect_empty: returned nothing
+    integrity_ok: bool | None = None  # supersede case: no outdated (forbidden) value returned
+    false_supersede: bool | None = None  # multi-value case: something was superseded that should not be
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def recall_at_5(self) -> float | None:
+        return self.expected_found / self.expected_total if self.expected_total else None
+
+
+def _short(text: str, n: int = 70) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _contains(text: str, needle: str) -> bool:
+    return needle.casefold() in text.casefold()
+
+
+def check_case(case: dict[str, Any], hits: list[dict[str, Any]], statuses: list[str] | None = None,
+               active_count: int | None = None, top_k: int = TOP_K) -> CheckResult:
+    """Judge one case.
+
+    hits: ranked recall hits as dicts with at least "text" (optionally "score").
+    statuses: the ingest status per message, or None when not measured (then status checks are skipped).
+    active_count: active memories of the query user after ingest, or None when not measured.
+    Returns every reason the case failed, in plain words, so a report reader needs no debugger.
+    """
+    res = CheckResult()
+    texts = [str(h.get("text", "")) for h in hits]
+
+    def describe(i: int) -> str:
+        score = hits[i].get("score")
+        s = f" (score {score:.3f})" if isinstance(score, (int, float)) else ""
+        return f"#{i + 1} {_short(texts[i])!r}{s}"
+
+    want = case.get("top1_contains")
+    if want is not None:
+        res.top1_ok = bool(texts) and _contains(texts[0], want)
+        if not texts:
+            res.failures.append(f"no hits returned; expected top-1 to contain {want!r}")
+        elif not res.top1_ok:
+            res.failures.append(f"top-1 hit {describe(0)} does not contain {want!r}")
+
+    expected = ([want] if want is not None else []) + list(case.get("within_top_k", []))
+    top = texts[:top_k]
+    for needle in expected:
+        found = any(_contains(t, needle) for t in top)
+        res.expected_total += 1
+        res.expected_found += found
+        if not found and needle in case.get("within_top_k", []):
+            res.failures.append(f"{needle!r} not in any of the top {top_k} hits ({len(top)} returned)")
+
+    bad_forbidden = False
+    for needle in case.get("forbidden", []):
+        for i, t in enumerate(texts):
+            if _contains(t, needle):
+                bad_forbidden = True
+                res.failures.append(f"forbidden {needle!r} returned in hit {describe(i)}")
+                break
+
+    if case.get("expect_empty"):
+        res.rejected = not hits
+        if hits:
+            res.failures.append(f"expected no hits (unanswerable), got {len(hits)}, best {describe(0)}")
+
+    want_st = case.get("expected_statuses")
+    if want_st is not None and statuses is not None:
+        if len(statuses) != len(want_st):
+            res.failures.append(f"got {len(statuses)} ingest statuses for {len(want_st)} messages")
+        for i, (w, g) in enumerate(zip(want_st, statuses)):
+            if w != g:
+                res.failures.append(f"message {i + 1} ingest status {g!r}, expected {w!r}")
+
+    want_n = case.get("active_count")
+    if want_n is not None and active_count is not None and active_count != want_n:
+        res.failures.append(f"{active_count} active memories for user {query_user(case)!r}, expected {want_n}")
+
+    if case.get("forbidden") and not case.get("include_history") and (
+            case.get("category") in SUPERSEDE_CATEGORIES or "superseded" in (want_st or [])):
+        res.integrity_ok = not bad_forbidden
+
+    if case.get("category") in MULTI_VALUE_CATEGORIES and statuses is not None:
+        allowed = want_st or [""] * len(statuses)
+        wrong = any(g == "superseded" and w != "superseded" for g, w in zip(statuses, allowed))
+        if want_n is not None and active_count is not None and active_count < want_n:
+            wrong = True
+        res.false_supersede = wrong
+    return res
