@@ -335,13 +335,14 @@ class MemoryEngine:
         self._check_open()
         with self._write_lock:
             rows = self.ledger.query(
-                "SELECT m.id, m.text, s.speaker FROM memories m LEFT JOIN messages s ON s.id = m.message_id ORDER BY m.id")
+                "SELECT m.id, m.text, s.speaker, m.attribute, m.type FROM memories m "
+                "LEFT JOIN messages s ON s.id = m.message_id ORDER BY m.id")
             for start in range(0, len(rows), batch_size):
                 chunk = rows[start:start + batch_size]
-                vectors = self.embedder.encode([extractlib.embedding_text(t, speaker) for _, t, speaker in chunk])
+                vectors = self.embedder.encode([extractlib.embedding_text(*row[1:]) for row in chunk])
                 with self.ledger.transaction() as conn:
                     conn.executemany("UPDATE memories SET embedding = ? WHERE id = ?",
-                                     [(v.astype(np.float32).tobytes(), i) for (i, _, _), v in zip(chunk, vectors)])
+                                     [(v.astype(np.float32).tobytes(), row[0]) for row, v in zip(chunk, vectors)])
             self.ledger.set_meta("embedding_model", self.embedder.model_id)
             self.rebuild_index()
             return len(rows)
@@ -407,15 +408,15 @@ class MemoryEngine:
 
     def _ingest_batch(self, items: list[tuple[str, str, str | None, str | None, str | None]]) -> list[IngestResult]:
         extracted = [extractlib.extract(text, speaker=speaker) for text, _, _, _, speaker in items]
-        flat = [c for cands in extracted for c in cands]
-        embed_texts = [extractlib.embedding_text(c.text, item[4]) for item, cands in zip(items, extracted) for c in cands]
-        vectors = self.embedder.encode(embed_texts) if flat else np.zeros((0, self.embedder.dim), np.float32)
+        speakers = [item[4] for item, cands in zip(items, extracted) for _ in cands]
+        flat = self._assign_fallback_attributes([c for cands in extracted for c in cands], speakers)
+        texts = [extractlib.embedding_text(c.text, speaker, c.attribute, c.type) for c, speaker in zip(flat, speakers)]
+        vectors = self.embedder.encode(texts) if flat else np.zeros((0, self.embedder.dim), np.float32)
         for _, user_id, _, _, speaker in items:
             if speaker:
                 with self._index_lock:
                     if user_id in self._speaker_cache:
                         self._speaker_cache[user_id].add(speaker)
-        flat = self._assign_fallback_attributes(flat, vectors)
         batch, position = [], 0
         for item, cands in zip(items, extracted):
             n = len(cands)
@@ -423,17 +424,21 @@ class MemoryEngine:
             position += n
         return self._store_messages(batch)
 
-    def _assign_fallback_attributes(self, cands: list[extractlib.Candidate], vectors: np.ndarray) -> list[extractlib.Candidate]:
+    def _assign_fallback_attributes(self, cands: list[extractlib.Candidate],
+                                    speakers: list[str | None]) -> list[extractlib.Candidate]:
         """A clause no rule understood goes under the nearest canonical attribute, when one is near enough."""
-        if not any(not c.understood for c in cands):
+        unknown = [n for n, c in enumerate(cands) if not c.understood]
+        if not unknown:
             return cands
         if self._slot_matrix is None:
             descriptions = [extractlib.SLOTS[n].description for n in self._slot_names]
             self._slot_matrix = self.embedder.encode(descriptions)
+        plain = self.embedder.encode([extractlib.embedding_text(cands[n].text, speakers[n]) for n in unknown])
+        vectors = dict(zip(unknown, plain))
         out = []
-        for cand, vector in zip(cands, vectors):
+        for n, cand in enumerate(cands):
             if not cand.understood:
-                sims = self._slot_matrix @ vector
+                sims = self._slot_matrix @ vectors[n]
                 best = int(np.argmax(sims))
                 if sims[best] >= 0.30:
                     slot = extractlib.SLOTS[self._slot_names[best]]
@@ -506,7 +511,7 @@ class MemoryEngine:
             if not 0.0 <= float(importance) <= 1.0:
                 raise ValueError(f"importance must be between 0 and 1, got {importance}")
             cand = extractlib.replace(cand, importance=float(importance))
-        vectors = self.embedder.encode([cand.text])
+        vectors = self.embedder.encode([extractlib.embedding_text(cand.text, None, cand.attribute, cand.type)])
         return self._store_messages([((cand.clause, user_id, None, None, None), [cand], vectors)])[0]
 
     # ------------------------------------------------------------------ recall
@@ -767,8 +772,9 @@ class MemoryEngine:
         self._check_open()
         messages, memories = _read_export(Path(path), self)
         speakers = {m["id"]: m.get("speaker") for m in messages}
-        vectors = self.embedder.encode([extractlib.embedding_text(m["text"], speakers.get(m.get("message_id")))
-                                        for m in memories]) if memories else []
+        vectors = self.embedder.encode([
+            extractlib.embedding_text(m["text"], speakers.get(m.get("message_id")), m["attribute"], m["type"])
+            for m in memories]) if memories else []
         with self._write_lock:
             try:
                 with self.ledger.transaction() as conn:

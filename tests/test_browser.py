@@ -38,7 +38,8 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium); browser tests skipped",
                 allow_module_level=True)
 
-sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+_pw = pytest.importorskip("playwright.sync_api")
+sync_playwright, expect = _pw.sync_playwright, _pw.expect
 
 
 def free_port() -> int:
@@ -163,7 +164,7 @@ def go(pg, title: str) -> None:
 
 
 def assert_no_exception(pg) -> None:
-    assert pg.locator('[data-testid="stException"]').count() == 0
+    expect(pg.locator('[data-testid="stException"]')).to_have_count(0)
 
 
 def test_ingest_recall_and_ledger(page, shots, server):
@@ -176,8 +177,9 @@ def test_ingest_recall_and_ledger(page, shots, server):
         pg.get_by_role("button", name="Ingest message").click()
         pg.get_by_text(f"“{msg}”").first.wait_for()
         settle(pg)
-    assert pg.get_by_text("Before: #2").is_visible() and pg.get_by_text("Now: #3").is_visible()
-    assert pg.locator('[data-testid="stMetricValue"]').all_inner_texts()[:2] == ["2", "3"]
+    expect(pg.get_by_text("Before: #2")).to_be_visible()   # old and new memory side by side
+    expect(pg.get_by_text("Now: #3")).to_be_visible()
+    expect(pg.locator('[data-testid="stSidebar"] [data-testid="stMetricValue"]')).to_have_text(["2", "3"])
     assert_no_exception(pg)
     shoot(pg, shots, "1-ingest")
 
@@ -189,15 +191,15 @@ def test_ingest_recall_and_ledger(page, shots, server):
     settle(pg)
     # the score-parts chart, with the threshold rule and its label drawn in
     pg.locator('[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').first.wait_for()
-    assert pg.get_by_text("recalled").first.is_visible()
-    assert pg.get_by_text("October 15").count() == 0
+    expect(pg.get_by_text("recalled").first).to_be_visible()
+    expect(pg.get_by_text("October 15")).to_have_count(0)
     assert_no_exception(pg)
     shoot(pg, shots, "2-recall")
 
     q.fill("What is the user's favourite food?")
     q.press("Enter")
     pg.get_by_text("Nothing cleared the threshold").wait_for()
-    assert pg.get_by_text("below the threshold").first.is_visible()
+    expect(pg.get_by_text("below the threshold").first).to_be_visible()
     shoot(pg, shots, "3-recall-unknown")
 
     go(pg, "Ledger & lineage")
@@ -208,11 +210,18 @@ def test_ingest_recall_and_ledger(page, shots, server):
     settle(pg)
     graph = pg.locator('[data-testid="stGraphVizChart"] svg')
     graph.wait_for()
-    drawn = graph.text_content()
-    assert "#2 · superseded" in drawn and "#3 · active" in drawn
-    assert pg.get_by_text("2 versions in this chain, oldest first.").is_visible()
+    expect(graph).to_contain_text("#2 · superseded")
+    expect(graph).to_contain_text("#3 · active")
+    expect(pg.get_by_text("2 versions in this chain, oldest first.")).to_be_visible()
     assert_no_exception(pg)
     shoot(pg, shots, "4-ledger")
+
+    # export: the download is generated on click and holds every memory with its lineage
+    with pg.expect_download() as info:
+        pg.get_by_role("button", name="Download .jsonl").click()
+    records = [json.loads(line) for line in Path(info.value.path()).read_text().splitlines()]
+    memories = {r["id"]: r for r in records if r["kind"] == "memory"}
+    assert len(memories) == 3 and memories[2]["replaced_by"] == 3 and memories[2]["status"] == "superseded"
 
 
 def test_canonical_test_passes(page, shots):
@@ -235,10 +244,9 @@ def test_benchmark_on_tiny_cases(page, shots, server):
     pg.get_by_role("button", name="Run benchmark").click()
     pg.locator('[data-testid="stMetric"]', has_text="Accuracy").first.wait_for()
     settle(pg)
-    values = dict(zip(pg.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
-                      pg.locator('[data-testid="stMetricValue"]').all_inner_texts()))
-    assert values.get("Accuracy") == "100.0%", values
-    assert values.get("Unknown rejection") == "100.0%", values
+    expect(pg.locator('[data-testid="stMetric"]', has_text="Accuracy")).to_contain_text("100.0%")
+    expect(pg.locator('[data-testid="stMetric"]', has_text="Unknown rejection")).to_contain_text("100.0%")
+    expect(pg.locator('[data-testid="stMetric"]', has_text="Cases passed")).to_contain_text("3 / 3")
     assert list((server["store"] / "runs").glob("run-*.json"))
     assert_no_exception(pg)
 
@@ -246,6 +254,6 @@ def test_benchmark_on_tiny_cases(page, shots, server):
     pg.locator('[data-testid="stMetric"]', has_text="Best threshold").wait_for()
     settle(pg)
     assert list((server["store"] / "runs").glob("sweep-*.json"))
-    assert pg.locator('[data-testid="stVegaLiteChart"]').count() == 2   # per-category bars + sweep curve
+    expect(pg.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)   # category bars + sweep curve
     assert_no_exception(pg)
     shoot(pg, shots, "6-benchmark")

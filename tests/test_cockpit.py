@@ -160,6 +160,24 @@ def test_page_started_without_router_is_sent_through_it(bare_store):
         assert "_deep_link" not in at.session_state
 
 
+def test_store_in_use_is_explained(store):
+    with MemoryEngine(Settings(data_dir=store), embedder=shared_embedder()):   # holds the store's lock
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+        assert not at.exception
+        assert "is open in another process" in at.error[0].value
+        assert str(store.resolve()) in at.error[0].value
+    at.run()   # once the other engine is closed the cockpit opens the store
+    assert not at.error and at.title[0].value.endswith("Recall")
+
+
+def test_bad_setting_is_explained(store, monkeypatch):
+    monkeypatch.setenv("MEMENGINE_THRESHOLD", "lots")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert not at.exception
+    assert at.error[0].value.startswith("Invalid MEMENGINE_* setting")
+    assert "threshold" in at.error[0].value
+
+
 def test_sidebar_counts_and_users(store):
     prefill(store, CANONICAL)
     prefill(store, ["I live in Oslo."], user="bob")
@@ -263,6 +281,19 @@ def test_ingest_batch_from_jsonl_upload(store):
     log = frame(at, "message_log")
     assert set(log["text"]) == {"I use Arch Linux.", "I'm building a Next.js app."}
     assert "chat-1" in set(log["source_id"])
+
+
+def test_ingest_batch_names_the_message_the_engine_refuses(store, monkeypatch):
+    monkeypatch.setenv("MEMENGINE_MAX_TEXT_CHARS", "60")
+    at = start("ingest")
+    at.text_area(key="batch_text").input("I use Arch Linux.\n" + "I like " + "very " * 20 + "long lines.\n"
+                                         "I'm building a Next.js app.")
+    at.button(key="batch_go").click().run()
+    assert not at.exception
+    assert metric(at, "Messages") == "2" and metric(at, "Created") == "2"   # the good ones went in
+    assert len(at.error) == 1
+    assert at.error[0].value.startswith("Rejected: “I like very very")
+    assert "the limit is 60" in at.error[0].value
 
 
 def test_ingest_batch_bad_input_shows_errors(store):
