@@ -255,7 +255,7 @@ _CUE_PREFIX = re.compile(
     r"^(?:(?:actually|correction|update|oops|sorry|scratch that|wait|no wait|oh wait|my bad|i meant|"
     r"i misspoke|to correct myself|let me correct that|small correction|quick correction|change of plans|"
     r"never mind|nevermind|no|nope|not quite|turns out|as of (?:today|now|this week)|these days|nowadays|"
-    r"from now on|starting (?:today|now|next week))\b[\s,:;!.-]*)+",
+    r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now)\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
 UPDATE_CUES = re.compile(
@@ -272,6 +272,13 @@ _INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|not)\s+(?P<old>[\w .+#-]+
 _IMPORTANT = re.compile(
     r"\b(?:important|must|never|always|critical|crucial|required|requirement|hard constraint|allergic|"
     r"urgent|essential|can't|cannot|strictly)\b",
+    re.IGNORECASE,
+)
+
+
+_TRAILING_PLEASANTRY = re.compile(
+    r"(?:[\s,;:!.-]+(?:nice to meet you|pleased to meet you|good to meet you|thanks|thank you|cheers|lol|haha|"
+    r"btw|by the way|fyi|just so you know|:\)|:-\)|;\))+)+[\s!.]*$",
     re.IGNORECASE,
 )
 
@@ -935,6 +942,7 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Cla
     if not clause or textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
         return []
     clause = re.sub(r"^(?:remember that|note that|fyi,?|just so you know,?|for the record,?|please remember(?: that)?|keep in mind(?: that)?)\s+", "", clause, flags=re.IGNORECASE)
+    clause = _TRAILING_PLEASANTRY.sub("", clause)
     clause = re.sub(r"[.!]+$", "", clause).strip()
     if not clause:
         return []
