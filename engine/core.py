@@ -407,7 +407,8 @@ class MemoryEngine:
         return results
 
     def _ingest_batch(self, items: list[tuple[str, str, str | None, str | None, str | None]]) -> list[IngestResult]:
-        extracted = [extractlib.extract(text, speaker=speaker) for text, _, _, _, speaker in items]
+        extracted = self._resolve_elliptical(items, [extractlib.extract(text, speaker=speaker)
+                                                     for text, _, _, _, speaker in items])
         speakers = [item[4] for item, cands in zip(items, extracted) for _ in cands]
         flat = self._assign_fallback_attributes([c for cands in extracted for c in cands], speakers)
         texts = [extractlib.embedding_text(c.text, speaker, c.attribute, c.type) for c, speaker in zip(flat, speakers)]
@@ -423,6 +424,26 @@ class MemoryEngine:
             batch.append((item, flat[position:position + n], vectors[position:position + n]))
             position += n
         return self._store_messages(batch)
+
+    def _resolve_elliptical(self, items: list[tuple], extracted: list[list[extractlib.Candidate]]
+                            ) -> list[list[extractlib.Candidate]]:
+        """A bare correction ("oops, I meant Tuesday") replaces the value of what the user said last:
+        the last fact of an earlier message in this batch, else their newest active memory."""
+        last: dict[str, Any] = {}
+        out = []
+        for item, cands in zip(items, extracted):
+            user_id = item[1]
+            kept = []
+            for cand in cands:
+                if cand.elliptical:
+                    previous = last.get(user_id) or self.ledger.latest_active(user_id)
+                    cand = extractlib.correct(previous, cand) if previous is not None else None
+                if cand is not None:
+                    kept.append(cand)
+            if kept:
+                last[user_id] = kept[-1]
+            out.append(kept)
+        return out
 
     def _assign_fallback_attributes(self, cands: list[extractlib.Candidate],
                                     speakers: list[str | None]) -> list[extractlib.Candidate]:

@@ -115,6 +115,7 @@ class Candidate:
     update_cue: bool = False
     replaced_value: str | None = None  # "switched from X to Y", "no longer X": the X
     understood: bool = True  # False when no rule matched and the attribute is a best guess
+    elliptical: bool = False  # "oops, I meant Tuesday": a bare value correcting the last thing said
 
 
 # --- gazetteer: well-known names that tell which slot a value belongs to ---------------------
@@ -920,6 +921,31 @@ def informative(clause: str) -> bool:
 
 
 MAX_RULE_CLAUSE = 300
+_CORRECTION = re.compile(
+    r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|sorry|oops|my bad|scratch that|rather|"
+    r"not\b|wrong|mistake|typo)", re.IGNORECASE)
+_BARE_VALUE_BUT = re.compile(r"^(?:not\s+(?P<old>[^,]+?),?\s+(?:but\s+)?(?P<new>.+)|(?P<new2>.+?),?\s+not\s+(?P<old2>.+))$",
+                             re.IGNORECASE)
+
+
+def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None] | None:
+    """(new value, replaced value or None) when the clause is a bare value said as a correction:
+    "Oops, I meant Tuesday", "make that 7pm", "Tuesday, not Monday". Such a clause has no subject
+    of its own; it corrects whatever the user said last."""
+    if not _CORRECTION.search(original):
+        return None
+    clause = re.sub(r"^(?:i meant|i mean|meant to say|make (?:that|it)|it's|it is|rather)\s+", "", clause,
+                    flags=re.IGNORECASE).strip(" ,.!")
+    clause = re.sub(r"[\s,]+(?:sorry|oops|my bad)$", "", clause, flags=re.IGNORECASE).strip(" ,.!")
+    if not textlib.tokenize(re.sub(r"\bnot\b", "", clause, flags=re.IGNORECASE)):
+        return None
+    if not clause or len(clause.split()) > 5 or re.match(r"^(?:i|my|we|our|i'm|i've|you|your)\b", clause, re.IGNORECASE):
+        return None
+    pair = _BARE_VALUE_BUT.match(clause)
+    if pair:
+        new, old = (pair["new"] or pair["new2"]).strip(" ,."), (pair["old"] or pair["old2"]).strip(" ,.")
+        return (new, old) if new and old else None
+    return clause, None
 
 
 def extract(message: str, *, speaker: str | None = None, classify: Classifier | None = None) -> list[Candidate]:
@@ -986,6 +1012,11 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Cla
         ))
     if out:
         return out
+    elliptical = _elliptical_correction(original, clause)
+    if elliptical is not None:
+        value, replaced = elliptical
+        return [Candidate(subject="", attribute="", value=value, type="fact", importance=0.5, multi=False,
+                          text=value, clause=original, update_cue=True, replaced_value=replaced, elliptical=True)]
     if not informative(clause):
         return []
     attribute, mem_type, multi = "note", "fact", True
@@ -1030,6 +1061,23 @@ def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
             seen.add(key)
             out.append(c)
     return out
+
+
+def correct(previous: "Candidate | object", correction: Candidate) -> Candidate | None:
+    """Apply an elliptical correction ("I meant Tuesday") to the fact said last (a Memory or a
+    Candidate): same slot, the value swapped in its sentence. None when the swap is not clear."""
+    old_value = correction.replaced_value or previous.value
+    text = previous.text
+    where = text.casefold().find(old_value.casefold()) if old_value else -1
+    if where < 0 or len(old_value) > 0.8 * len(text):
+        return None  # the old value is not a distinct part of the sentence: nothing clear to swap
+    new_text = text[:where] + correction.value + text[where + len(old_value):]
+    new_value = correction.value if old_value.casefold() == previous.value.casefold() else \
+        re.sub(re.escape(old_value), correction.value, previous.value, flags=re.IGNORECASE)
+    multi = getattr(previous, "multi", getattr(previous, "multi_valued", False))
+    return Candidate(subject=previous.subject, attribute=previous.attribute, value=new_value, type=previous.type,
+                     importance=previous.importance, multi=multi, text=new_text, clause=correction.clause,
+                     update_cue=True, replaced_value=previous.value)
 
 
 def structured(subject: str, attribute: str, value: str, mem_type: str) -> Candidate:

@@ -328,6 +328,11 @@ class Ledger:
             "SELECT id, text, attribute FROM memories WHERE user_id = ? AND status = 'active'", (user_id,)
         )
 
+    def latest_active(self, user_id: str) -> Memory | None:
+        rows = self.query(f"SELECT {_MEMORY_COLUMNS} FROM {_MEMORY_FROM} WHERE m.user_id = ? AND m.status = 'active' "
+                          "ORDER BY m.id DESC LIMIT 1", (user_id,))
+        return _row_to_memory(rows[0]) if rows else None
+
     def speakers(self, user_id: str) -> set[str]:
         rows = self.query("SELECT DISTINCT speaker FROM messages WHERE user_id = ? AND speaker IS NOT NULL", (user_id,))
         return {r[0] for r in rows}

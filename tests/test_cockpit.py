@@ -599,6 +599,15 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     assert f"current default {Settings().threshold:.2f}" in sweep_spec
 
 
+def test_benchmark_unreadable_saved_run_is_reported(store):
+    (store / "runs").mkdir(parents=True)
+    (store / "runs" / "run-20261010-063000.json").write_text("{truncated", encoding="utf-8")
+    at = start("benchmark")
+    assert not at.exception
+    assert at.error[0].value.startswith("Saved file unreadable: cannot read run-20261010-063000.json")
+    assert at.selectbox(key="bench_view").options == ["2026-10-10 06:30:00 · CLI"]
+
+
 def test_benchmark_bad_cases_file_shows_error(store, tmp_path, monkeypatch):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"id": "x", "category": "nope", "split": "dev", "messages": [], "query": ""}]))

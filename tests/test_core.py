@@ -385,3 +385,23 @@ def test_in_a_group_chat_one_persons_facts_do_not_answer_for_another(engine):
         ["Marta's sister Elena is getting married in June."]
     kenji = engine.recall("What is Kenji's sister doing?", user_id="chat", threshold=0.0).hits
     assert kenji and all("Elena" not in h.memory.text for h in kenji)
+
+
+@pytest.mark.parametrize("first, correction, expected, gone", [
+    ("I'm allergic to shellfish", "Oops, I meant peanuts", "peanuts", "shellfish"),
+    ("The standup is on Monday at 9", "Sorry, Tuesday, not Monday", "Tuesday", "Monday"),
+    ("My flight lands at 18:40", "make that 16:40", "16:40", "18:40"),
+])
+def test_a_bare_correction_replaces_what_was_said_last(engine, first, correction, expected, gone):
+    engine.ingest("I live in Oslo")
+    engine.ingest(first)
+    result = engine.ingest(correction)
+    assert result.status == "superseded"
+    texts_now = [m.text for m in engine.list_memories()]
+    assert any(expected in t for t in texts_now) and not any(gone in t for t in texts_now)
+    assert any("Oslo" in t for t in texts_now)  # only the last fact was corrected
+
+
+def test_a_bare_value_without_a_correction_cue_is_not_a_correction(engine):
+    engine.ingest("I'm allergic to shellfish")
+    assert engine.ingest("peanuts").status != "superseded"
