@@ -433,6 +433,8 @@ class MemoryEngine:
         out = []
         for item, cands in zip(items, extracted):
             user_id = item[1]
+            if any(not c.elliptical for c in cands):  # the message restates its fact in full
+                cands = [c for c in cands if not c.elliptical]
             kept = []
             for cand in cands:
                 if cand.elliptical:

@@ -57,7 +57,8 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
         if existing_key == key:
             return Plan("confirmed", confirmed_id=memory_id)
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
-    # the second clause is not a correction of the first.
+    # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
+    taken = [mid for mid, _, multi, _, _ in rows if not multi]
     rows = [(mid, vkey, multi, blob) for mid, vkey, multi, blob, msg in rows if msg != message_id]
 
     def similarity(blob: bytes) -> float:
@@ -84,7 +85,7 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
         targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
-    multi = cand.multi or any(mid not in targets for mid, _ in holders)
+    multi = cand.multi or any(mid not in targets for mid in taken)
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi)
 
 

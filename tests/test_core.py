@@ -405,3 +405,15 @@ def test_a_bare_correction_replaces_what_was_said_last(engine, first, correction
 def test_a_bare_value_without_a_correction_cue_is_not_a_correction(engine):
     engine.ingest("I'm allergic to shellfish")
     assert engine.ingest("peanuts").status != "superseded"
+
+
+@pytest.mark.parametrize("message", [
+    "My deadline is May 3 and the deadline is May 5",
+    "I moved to Oslo, I live in Bergen",
+    "sorry, autocorrect. my partner's name is Jonah",
+])
+def test_two_values_for_one_slot_in_one_message_never_break_the_store(engine, message):
+    engine.ingest("My partner's name is Jonas.")
+    result = engine.ingest(message)
+    assert result.status in ("created", "superseded")
+    assert engine.verify_index()["ok"]
