@@ -592,12 +592,14 @@ class MemoryEngine:
         candidates = self._about_named_people(user_id, query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
-                                            threshold=threshold, top_k=top_k, current_first=not history_cue)
+                                            threshold=threshold, top_k=top_k, current_first=not history_cue,
+                                            companion_margin=s.companion_margin)
         timings["total"] = (time.perf_counter() - started) * 1000
         return RecallResult(
             query=query, user_id=user_id, hits=hits, confidence=scoring.confidence(hits, threshold, s.certain_margin),
             threshold=threshold, alpha=alpha, importance_weight=importance_weight, top_k=top_k,
-            include_history=history, history_cue=history_cue, below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
+            include_history=history, history_cue=history_cue, companion_margin=s.companion_margin,
+            below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked,
         )
 

@@ -151,6 +151,7 @@ class RecallResult:
     top_k: int
     include_history: bool
     history_cue: bool = False  # the question itself asks about the past ("where did I live before?")
+    companion_margin: float = 0.0
     below_threshold: list[Hit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     # Every scored candidate, so the knobs can be moved without embedding the query again.

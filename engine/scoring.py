@@ -31,11 +31,16 @@ def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
 
 
 def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, threshold: float,
-         top_k: int, current_first: bool = False) -> tuple[list[Hit], list[Hit], list[Hit]]:
+         top_k: int, current_first: bool = False, companion_margin: float = 0.0
+         ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """Score every candidate; return (hits, best misses, all candidates ranked).
 
     current_first: superseded memories rank after every current one (history was asked for by a
     switch, not by the question, so the question is still about now).
+    companion_margin: once one memory clears the threshold the question is known to be answerable,
+    and memories up to this much below the threshold come along ("what's on my schedule?" has
+    several answers, and the second-best often scores a little lower). A question nothing answers
+    still gets [].
     """
     if top_k < 1:
         raise ValueError(f"top_k must be at least 1, got {top_k}")
@@ -46,8 +51,9 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
     ]
     # Ties (rare) go to the newer memory: the more recent statement is the better guess.
     scored.sort(key=lambda h: (not (current_first and h.historical), h.score, h.memory.id), reverse=True)
-    passing = [h for h in scored if h.score >= threshold]
-    misses = [h for h in scored if h.score < threshold][:BELOW_THRESHOLD_SHOWN]
+    floor = threshold - companion_margin if any(h.score >= threshold for h in scored) else threshold
+    passing = [h for h in scored if h.score >= floor]
+    misses = [h for h in scored if h.score < floor][:BELOW_THRESHOLD_SHOWN]
     return passing[:top_k], misses, scored
 
 
@@ -60,7 +66,8 @@ def rescore(result: RecallResult, *, threshold: float | None = None, alpha: floa
     importance_weight = result.importance_weight if importance_weight is None else importance_weight
     top_k = result.top_k if top_k is None else top_k
     hits, misses, ranked = rank(result.candidates, alpha=alpha, importance_weight=importance_weight,
-                                threshold=threshold, top_k=top_k, current_first=not result.history_cue)
+                                threshold=threshold, top_k=top_k, current_first=not result.history_cue,
+                                companion_margin=result.companion_margin)
     return replace(result, hits=hits, below_threshold=misses, candidates=ranked, threshold=threshold,
                    alpha=alpha, importance_weight=importance_weight, top_k=top_k,
                    confidence=confidence(hits, threshold, certain_margin))

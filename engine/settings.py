@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     alpha: float = Field(0.80, ge=0.0, le=1.0)
     importance_weight: float = Field(0.10, ge=0.0, le=1.0)
     top_k: int = Field(5, ge=1, le=100)
+    # Once one memory clears the threshold, others this close below it are returned too.
+    companion_margin: float = Field(0.08, ge=0.0, le=0.5)  # dev split: 0.05-0.12 all best; middle
     # How far above the threshold the best hit must be for confidence "certain".
     certain_margin: float = Field(0.15, ge=0.0, le=1.0)
     # Dense and lexical candidates gathered before scoring.

@@ -106,7 +106,7 @@ def metric(at: AppTest, label: str) -> str:
 
 # Each table the pages draw, recognised by columns only it has (plain st.dataframe carries no key).
 TABLES = {
-    "message_log": ("outcome", "created_at", "text"),
+    "message_log": ("outcome", "logged", "text"),
     "batch_summary": ("#", "message", "status"),
     "below": ("memory", "below by"),
     "ledger_table": ("memory", "replaced by"),
@@ -280,7 +280,7 @@ def test_ingest_batch_from_jsonl_upload(store):
     assert metric(at, "Messages") == "2" and metric(at, "Created") == "2"
     log = frame(at, "message_log")
     assert set(log["text"]) == {"I use Arch Linux.", "I'm building a Next.js app."}
-    assert "chat-1" in set(log["source_id"])
+    assert "chat-1" in set(log["source"]) and "user" in set(log["speaker"])
 
 
 def test_ingest_batch_names_the_message_the_engine_refuses(store, monkeypatch):
@@ -323,7 +323,7 @@ def test_recall_ranks_with_score_parts(store):
     assert any(b in md for b in (":green-badge[:material/task_alt: certain]", ":orange-badge[:material/help: vague]"))
     assert "Engine timings: embed" in joined(at.caption)
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    assert "threshold 0.40" in json.dumps(spec)  # the threshold rule is labelled on the chart
+    assert f"threshold {Settings().threshold:.2f}" in json.dumps(spec)  # the rule is labelled on the chart
 
 
 def test_recall_slider_rescores_without_recalling(store, monkeypatch):
@@ -374,7 +374,7 @@ def test_recall_unknown_query_returns_nothing(store):
     at = start()
     at.text_input(key="recall_query").input("What is the user's favourite food?").run()
     assert not at.exception
-    assert at.warning[0].value == "Nothing cleared the threshold 0.40: recall returns `[]`."
+    assert at.warning[0].value == f"Nothing cleared the threshold {Settings().threshold:.2f}: recall returns `[]`."
     assert ":gray-badge[:material/do_not_disturb_on: unknown]" in joined(at.markdown)
     assert not [m for m in at.markdown if m.value.startswith("#### ")]
 

@@ -72,3 +72,12 @@ def test_current_facts_rank_first_unless_the_question_asks_about_the_past():
     current_first, _, _ = rank([old, new], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5,
                                current_first=True)
     assert [h.memory.id for h in current_first] == [2, 1]
+
+
+def test_companions_come_along_only_when_the_question_is_answerable():
+    answered, _, _ = rank([hit(1, 0.50), hit(2, 0.40), hit(3, 0.30)], alpha=0.85, importance_weight=0.0,
+                          threshold=0.45, top_k=5, companion_margin=0.08)
+    assert [h.memory.id for h in answered] == [1, 2]
+    unknown, misses, _ = rank([hit(2, 0.40), hit(3, 0.30)], alpha=0.85, importance_weight=0.0, threshold=0.45,
+                              top_k=5, companion_margin=0.08)
+    assert unknown == [] and [h.memory.id for h in misses] == [2, 3]
