@@ -1,0 +1,151 @@
+"""Altair charts used by the pages (they receive the DataFrames the pages build)."""
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+from altair.utils.schemapi import debug_mode
+
+class FastLayerChart(alt.LayerChart):
+    """A layer chart whose ``to_dict()`` skips Altair's jsonschema validation by default.
+
+    Streamlit calls ``to_dict()`` on every rerun, and validating the spec costs ~50-100 ms, most of a
+    slider move on the Recall page. The charts here are fixed constructions, also built without
+    Altair's validate-on-construction debug mode; tests/test_cockpit.py validates each of them with
+    ``to_dict(validate=True)``.
+    """
+
+    def to_dict(self, *args: Any, validate: bool = False, **kwargs: Any) -> dict[str, Any]:
+        return super().to_dict(*args, validate=validate, **kwargs)
+
+
+def layer(*charts: alt.Chart) -> FastLayerChart:
+    return FastLayerChart(layer=list(charts))
+
+
+PART_COLORS = {"semantic": "#4f46e5", "lexical": "#0ea5e9", "importance": "#f59e0b"}
+THRESHOLD_COLOR = "#dc2626"
+SWEEP_COLORS = {"accuracy": "#4f46e5", "answerable accuracy": "#0ea5e9", "unknown rejection": "#f59e0b"}
+
+
+def score_parts(parts: Any, scores: Any, threshold: float) -> FastLayerChart:
+    """Stacked score parts per candidate, its final score (black tick) and the threshold (red rule).
+
+    parts: rows (label, part, value, part_order); scores: rows (label, score, cleared); label order = rank.
+    Every channel is given as an Altair object (no shorthand strings, no alt.value dicts): Altair turns
+    those into objects through a slow schema lookup, and this chart is rebuilt on every slider move.
+    """
+    with debug_mode(False):
+        return _score_parts(parts, scores, threshold)
+
+
+def _score_parts(parts: Any, scores: Any, threshold: float) -> FastLayerChart:
+    order = list(scores["label"])
+    y = alt.Y("label", type="nominal", sort=order, title=None, axis=alt.Axis(labelLimit=420, labelFontSize=12))
+    x_title = "score"
+    bars = (
+        alt.Chart(parts)
+        .mark_bar()
+        .encode(
+            x=alt.X("value", type="quantitative", aggregate="sum", title=x_title,
+                    scale=alt.Scale(domainMin=min(0.0, float(parts["value"].min())))),
+            y=y,
+            color=alt.Color(
+                "part",
+                type="nominal",
+                title="part",
+                scale=alt.Scale(domain=list(PART_COLORS), range=list(PART_COLORS.values())),
+                legend=alt.Legend(orient="top"),
+            ),
+            order=alt.Order("part_order", type="quantitative"),
+            tooltip=[alt.Tooltip("label", type="nominal"), alt.Tooltip("part", type="nominal"),
+                     alt.Tooltip("value", type="quantitative", format=".3f")],
+        )
+    )
+    ticks = (
+        alt.Chart(scores)
+        .mark_tick(color="#111827", thickness=3)
+        .encode(
+            x=alt.X("score", type="quantitative", title=x_title),
+            y=y,
+            tooltip=[alt.Tooltip("label", type="nominal"), alt.Tooltip("score", type="quantitative", format=".3f"),
+                     alt.Tooltip("cleared", type="nominal")],
+        )
+    )
+    rule_df = scores.head(1).assign(threshold=threshold)[["threshold"]]
+    x_rule = alt.X("threshold", type="quantitative", title=x_title)
+    rule = alt.Chart(rule_df).mark_rule(color=THRESHOLD_COLOR, strokeDash=[6, 4], size=2).encode(x=x_rule)
+    rule_text = (
+        alt.Chart(rule_df)
+        .mark_text(color=THRESHOLD_COLOR, align="left", dx=4, dy=-6, fontSize=11)
+        .encode(x=x_rule, y=alt.YValue(0), text=alt.TextValue(f"threshold {threshold:.2f}"))
+    )
+    # A step height (px per row) instead of a fixed one: Streamlit fits fixed heights to the container,
+    # which squashes the rows together.
+    return layer(bars, ticks, rule, rule_text).properties(height=alt.Step(34))
+
+
+def category_accuracy(df: Any) -> FastLayerChart:
+    """Accuracy per category, worst first (df: category, accuracy, passed, total)."""
+    order = list(df.sort_values(["accuracy", "category"])["category"])
+    base = alt.Chart(df).encode(
+        y=alt.Y("category", type="nominal", sort=order, title=None, axis=alt.Axis(labelLimit=300)),
+        x=alt.X("accuracy", type="quantitative", title="accuracy", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+    )
+    bars = base.mark_bar(color="#4f46e5").encode(
+        tooltip=[alt.Tooltip("category", type="nominal"),
+                 alt.Tooltip("accuracy", type="quantitative", format=".1%"),
+                 alt.Tooltip("passed", type="quantitative"), alt.Tooltip("total", type="quantitative")]
+    )
+    text = base.mark_text(align="right", dx=-6, fontSize=11, color="white").encode(
+        text=alt.Text("accuracy", type="quantitative", format=".0%")
+    )
+    return layer(bars, text).properties(height=alt.Step(30))
+
+
+def sweep(df: Any, current: float) -> FastLayerChart:
+    """Metric curves against the threshold (df: threshold, metric, value) with the current default marked."""
+    lines = (
+        alt.Chart(df)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("threshold", type="quantitative", title="threshold"),
+            y=alt.Y("value", type="quantitative", title=None, scale=alt.Scale(domain=[0, 1]),
+                    axis=alt.Axis(format="%")),
+            color=alt.Color("metric", type="nominal", title=None, legend=alt.Legend(orient="top"),
+                            scale=alt.Scale(domain=list(SWEEP_COLORS), range=list(SWEEP_COLORS.values()))),
+            tooltip=[alt.Tooltip("threshold", type="quantitative", format=".2f"),
+                     alt.Tooltip("metric", type="nominal"),
+                     alt.Tooltip("value", type="quantitative", format=".1%")],
+        )
+    )
+    mark = df.head(1).assign(current=current)[["current"]]
+    x_mark = alt.X("current", type="quantitative", title="threshold")
+    rule = alt.Chart(mark).mark_rule(color=THRESHOLD_COLOR, strokeDash=[6, 4], size=2).encode(x=x_mark)
+    text = (
+        alt.Chart(mark)
+        .mark_text(color=THRESHOLD_COLOR, align="left", dx=4, dy=8, fontSize=11)
+        .encode(x=x_mark, y=alt.YValue(0), text=alt.TextValue(f"current default {current:.2f}"))
+    )
+    return layer(lines, rule, text).properties(height=320)
+
+
+def decompose(score: float, semantic: float, lexical: float, importance: float, alpha: float,
+              weight: float) -> dict[str, float]:
+    """Split a hit's score into what each part contributed, so the parts add up to the score.
+
+    score = max(S_sem, alpha*S_sem + (1-alpha)*S_lex) + weight*(importance - 0.5): when the blend wins,
+    semantic gives alpha*S_sem and lexical (1-alpha)*S_lex; otherwise semantic alone carries the base.
+    Any rounding difference from the engine's own score is folded into the semantic part.
+    """
+    imp = weight * (importance - 0.5)
+    base = score - imp
+    blend = alpha * semantic + (1 - alpha) * lexical
+    if lexical > 0 and blend >= semantic:
+        lex = (1 - alpha) * lexical
+        sem = base - lex
+    else:
+        lex = 0.0
+        sem = base
+    return {"semantic": sem, "lexical": lex, "importance": imp}

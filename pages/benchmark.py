@@ -1,0 +1,308 @@
+"""Benchmark: run the evaluation suite, inspect cases, compare saved runs, sweep the threshold."""
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from cockpit import charts, runs, state, ui
+from engine import EngineError
+from evaluation.runner import load_cases, run_cases
+from evaluation.sweep import sweep
+
+state.require_router("benchmark")
+
+SPLITS = ["dev", "test", "all"]
+EXPECTATION_KEYS = ("top1_contains", "within_top_k", "forbidden", "expect_empty", "expected_statuses", "active_count")
+INPUT_KEYS = ("messages", "query_user_id", "include_history")
+
+cfg = state.settings()
+store = state.data_dir()
+cases_path = state.cases_path()
+
+ui.header("Benchmark", ":material/monitoring:",
+          "The evaluation suite, each case on its own throwaway store with the shared model. "
+          f"Runs are saved under `{runs.runs_dir(store)}`.")
+
+
+def pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def ms(x) -> str:
+    return "n/a" if x is None else f"{x:.1f} ms"
+
+
+def expectation(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(ui.quote(v) if isinstance(v, str) else ui.esc(v) for v in value) or "[]"
+    return ui.quote(value) if isinstance(value, str) else ui.esc(value)
+
+
+def with_inputs(report: dict, cases: list[dict]) -> dict:
+    """Keep each case's messages and expectations next to its result, so a saved run explains itself."""
+    by_id = {c["id"]: c for c in cases}
+    for r in report.get("cases", []):
+        case = by_id.get(r["id"], {})
+        for k in INPUT_KEYS:
+            r.setdefault(k, case.get(k))
+        r.setdefault("expect", {k: case[k] for k in EXPECTATION_KEYS if k in case})
+    return report
+
+
+def load_saved(path: str) -> dict:
+    """A saved run or sweep; an unreadable file is reported and shown as empty."""
+    try:
+        return runs.load(path)
+    except ValueError as exc:
+        st.error(f"Saved file unreadable: {exc}", icon=":material/error:")
+        return {}
+
+
+def load_for(split: str) -> list[dict] | None:
+    try:
+        cases = load_cases(cases_path, split=split)
+    except (ValueError, OSError) as exc:
+        st.error(f"Could not load the cases: {exc}", icon=":material/error:")
+        return None
+    if not cases:
+        st.error(f"No cases in split `{split}`.", icon=":material/error:")
+        return None
+    return cases
+
+
+# ---------------------------------------------------------------- run
+with st.container(border=True):
+    c1, c2, c3 = st.columns([1.2, 2.6, 1], vertical_alignment="bottom")
+    split = c1.segmented_control("Split", SPLITS, key="bench_split", default="dev", persist_state="session") or "dev"
+    c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}` · engine defaults: threshold {cfg.threshold:.2f}, "
+               f"alpha {cfg.alpha:.2f}, importance weight {cfg.importance_weight:.2f}, top-k {cfg.top_k}")
+    go = c3.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:", width="stretch")
+
+if go:
+    cases = load_for(split)
+    if cases:
+        bar = st.progress(0.0, text=f"Running {len(cases)} cases…")
+
+        def tick(done: int, total: int, result: dict) -> None:
+            verdict = "ok" if result["passed"] else "FAIL"
+            bar.progress(done / total, text=f"{done} / {total} · {result['id']} {verdict}")
+
+        try:
+            report = with_inputs(run_cases(cases, embedder=state.embedder(), progress=tick), cases)
+            saved = runs.save(report, store, "run", split)
+            st.session_state["bench_view"] = str(saved)
+            st.toast(f"Run saved: {saved.name}", icon=":material/save:")
+        except (ValueError, EngineError, OSError) as exc:
+            st.error(f"The benchmark failed: {exc}", icon=":material/error:")
+        bar.empty()
+
+saved_runs = [str(p) for p in runs.list_runs(store, "run")]
+if not saved_runs:
+    st.info("No saved runs yet: pick a split and press **Run benchmark**.", icon=":material/play_circle:")
+else:
+    if st.session_state.get("bench_view") not in saved_runs:
+        st.session_state["bench_view"] = saved_runs[0]
+    view = st.selectbox("Run", saved_runs, key="bench_view", format_func=runs.label)
+    report = load_saved(view)
+    meta, m = report.get("meta", {}), report.get("metrics", {})
+    s = meta.get("settings", {})
+    st.caption(
+        f"{meta.get('n_cases', len(report.get('cases', [])))} cases · split {meta.get('split', '?')} · "
+        f"threshold {s.get('threshold', '?')} · alpha {s.get('alpha', '?')} · "
+        f"importance weight {s.get('importance_weight', '?')} · commit {meta.get('git_commit') or 'n/a'} · "
+        f"{meta.get('duration_s', '?')} s"
+    )
+
+    # ------------------------------------------------------------ KPI cards
+    kpis = [
+        ("Accuracy", pct(runs.metric(m, "accuracy")), "cases meeting every expectation"),
+        ("Recall@5", pct(runs.metric(m, "recall_at_5")), "expected facts in the top 5"),
+        ("Top-1", pct(runs.metric(m, "top1")), "expected memory ranked first"),
+        ("Unknown rejection", pct(runs.metric(m, "unknown_rejection")), "unanswerable queries returning []"),
+        ("Cases passed", f"{m.get('passed', '?')} / {m.get('total', '?')}", "in this run"),
+        ("Supersede integrity", pct(runs.metric(m, "supersede_integrity")), "no outdated value returned"),
+        ("Mean recall latency", ms(runs.metric(m, "mean_latency_ms")), "per recall call"),
+        ("p95 recall latency", ms(runs.metric(m, "p95_latency_ms")), "95th percentile"),
+    ]
+    for row in (kpis[:4], kpis[4:]):
+        for col, (label, value, help_) in zip(st.columns(4), row):
+            col.metric(label, value, help=help_, border=True)
+
+    # ------------------------------------------------------------ per category
+    st.subheader(":material/category: Per category", anchor=False)
+    cats = pd.DataFrame(report.get("categories", []))
+    if not cats.empty:
+        cats = cats.assign(category=cats.get("label", cats["category"]))
+        t_col, c_col = st.columns([1.6, 1])
+        t_col.dataframe(
+            cats[["category", "passed", "total", "accuracy", "recall_at_5", "top1"]],
+            hide_index=True,
+            column_config={
+                "category": st.column_config.TextColumn("category", width=190),
+                "passed": st.column_config.NumberColumn("passed", width=60),
+                "total": st.column_config.NumberColumn("total", width=50),
+                "accuracy": st.column_config.ProgressColumn("accuracy", min_value=0, max_value=1, format="percent",
+                                                            width=110),
+                "recall_at_5": st.column_config.NumberColumn("recall@5", format="percent", width=75),
+                "top1": st.column_config.NumberColumn("top-1", format="percent", width=65),
+            },
+        )
+        c_col.altair_chart(charts.category_accuracy(cats[["category", "accuracy", "passed", "total"]]),
+                           width="stretch")
+
+    # ------------------------------------------------------------ case inspector
+    st.subheader(":material/search_insights: Case inspector", anchor=False)
+    results = report.get("cases", [])
+    i1, i2 = st.columns([3, 1], vertical_alignment="bottom")
+    only_failed = i2.toggle("Failures only", key="bench_only_failed")
+    pool = [r for r in results if not r["passed"]] if only_failed else results
+    if not pool:
+        if results:
+            st.success("No failed cases in this run.", icon=":material/verified:")
+        else:
+            st.caption("No case results in this run.")
+    else:
+        by_id = {r["id"]: r for r in pool}
+        cid = i1.selectbox(
+            "Case",
+            list(by_id),
+            key="bench_case",
+            format_func=lambda i: f"{'PASS' if by_id[i]['passed'] else 'FAIL'} · {i} · {by_id[i]['category']} · "
+                                  f"{by_id[i]['query']}",
+        )
+        case = by_id[cid]
+        with st.container(border=True):
+            st.markdown(f"{ui.pass_badge(case['passed'])} **{cid}** :gray-badge[{case['category']}] "
+                        f":gray-badge[{case.get('split', '?')}]")
+            left, right = st.columns(2)
+            with left:
+                st.markdown("**Messages**")
+                msgs = case.get("messages") or []
+                statuses = case.get("statuses") or []
+                lines = []
+                for n, msg in enumerate(msgs):
+                    text = msg if isinstance(msg, str) else msg.get("text", "")
+                    who = "" if isinstance(msg, str) or not msg.get("user_id") else f" `{msg['user_id']}`"
+                    got = ui.outcome_badge(statuses[n]) if n < len(statuses) else ""
+                    lines.append(f"{n + 1}. {ui.quote(text)}{who} {got}")
+                st.markdown("\n".join(lines) if lines else "_not stored in this run_")
+                st.markdown(f"**Query** {ui.quote(case['query'])}"
+                            + (f" as `{case['query_user_id']}`" if case.get("query_user_id") else "")
+                            + (" (with history)" if case.get("include_history") else ""))
+            with right:
+                st.markdown("**Expected**")
+                expect = case.get("expect") or {}
+                if case.get("expected_statuses") and "expected_statuses" not in expect:
+                    expect["expected_statuses"] = case["expected_statuses"]
+                st.markdown("\n".join(f"- `{k}`: {expectation(v)}" for k, v in expect.items()) or "_not stored_")
+                st.markdown("**Why**")
+                if case["failures"]:
+                    for f in case["failures"]:
+                        st.error(f, icon=":material/close:")
+                else:
+                    st.success("Every expectation met.", icon=":material/check:")
+            st.markdown("**Got**" + ("" if case["hits"] else " `[]` (nothing cleared the threshold)"))
+            if case["hits"]:
+                st.dataframe(
+                    pd.DataFrame(case["hits"])[
+                        [c for c in ("text", "score", "semantic", "lexical", "importance", "historical", "status")
+                         if c in case["hits"][0]]
+                    ],
+                    hide_index=True,
+                )
+            st.caption(f"recall latency {ms(case.get('latency_ms'))}")
+
+    # ------------------------------------------------------------ compare runs
+    st.subheader(":material/compare_arrows: Compare runs", anchor=False)
+    if len(saved_runs) < 2:
+        st.caption("Save at least two runs to compare them.")
+    else:
+        a_col, b_col = st.columns(2)
+        a = a_col.selectbox("Run A (before)", saved_runs, index=1, key="cmp_a", format_func=runs.label)
+        b = b_col.selectbox("Run B (after)", saved_runs, index=0, key="cmp_b", format_func=runs.label)
+        if a == b:
+            st.caption("Pick two different runs.")
+        else:
+            diff = runs.compare(load_saved(a), load_saved(b))
+
+            def fmt(key, v):
+                if v is None:
+                    return "n/a"
+                return f"{100 * v:.1f}%" if key in runs.RATE_METRICS else f"{v:.2f}"
+
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "metric": d["metric"],
+                            "A": fmt(d["key"], d["a"]),
+                            "B": fmt(d["key"], d["b"]),
+                            "delta": "" if d["delta"] is None else (
+                                f"{100 * d['delta']:+.1f} pt" if d["key"] in runs.RATE_METRICS
+                                else f"{d['delta']:+.2f}"),
+                            "verdict": {True: "better", False: "worse", None: "same"}[d["better"]],
+                        }
+                        for d in diff["deltas"]
+                    ]
+                ),
+                hide_index=True,
+            )
+            if diff["flipped"]:
+                st.markdown(f"**{len(diff['flipped'])} cases changed outcome** "
+                            f"({diff['common']} cases in both runs)")
+                st.dataframe(pd.DataFrame(diff["flipped"]), hide_index=True)
+            else:
+                st.markdown(f"No case changed outcome ({diff['common']} cases in both runs).")
+
+# ---------------------------------------------------------------- threshold sweep
+st.subheader(":material/tune: Threshold sweep", anchor=False)
+w1, w2 = st.columns([3, 1], vertical_alignment="bottom")
+w1.caption(f"Accuracy and unknown rejection against the threshold on split `{split}`, at alpha {cfg.alpha:.2f} and "
+           f"importance weight {cfg.importance_weight:.2f}. Each case is embedded once and re-scored per threshold.")
+if w2.button("Run sweep", key="sweep_run", icon=":material/tune:", width="stretch"):
+    cases = load_for(split)
+    if cases:
+        bar = st.progress(0.0, text=f"Sweeping {len(cases)} cases…")
+        try:
+            result = sweep(
+                cases, state.embedder(), alphas=[round(cfg.alpha, 2)], weights=[round(cfg.importance_weight, 2)],
+                progress=lambda d, t, cid: bar.progress(d / t, text=f"{d} / {t} · {cid}"),
+            )
+            saved = runs.save(result, store, "sweep", split)
+            st.session_state["sweep_view"] = str(saved)
+        except (ValueError, EngineError, OSError) as exc:
+            st.error(f"The sweep failed: {exc}", icon=":material/error:")
+        bar.empty()
+
+saved_sweeps = [str(p) for p in runs.list_runs(store, "sweep")]
+if saved_sweeps:
+    if st.session_state.get("sweep_view") not in saved_sweeps:
+        st.session_state["sweep_view"] = saved_sweeps[0]
+    sv = st.selectbox("Sweep", saved_sweeps, key="sweep_view", format_func=runs.label)
+    result = load_saved(sv)
+    curve = result.get("default_curve") or result.get("curve") or []
+    if curve:
+        long = pd.DataFrame(
+            [
+                {"threshold": r["threshold"], "metric": name, "value": r[key]}
+                for r in curve
+                for key, name in (("accuracy", "accuracy"), ("unknown_rejection", "unknown rejection"),
+                                  ("answer_accuracy", "answerable accuracy"))
+                if r.get(key) is not None
+            ]
+        )
+        s_col, b_col = st.columns([3, 1])
+        s_col.altair_chart(charts.sweep(long, float(cfg.threshold)), width="stretch")
+        best = result.get("best") or {}
+        with b_col.container(border=True):
+            st.metric("Best threshold", f"{best.get('threshold', 'n/a')}",
+                      help="Highest accuracy with 100% unknown rejection, deepest inside the plateau")
+            st.caption(f"accuracy {pct(best.get('accuracy'))} · unknown rejection "
+                       f"{pct(best.get('unknown_rejection'))} · plateau {best.get('plateau')}")
+            default = result.get("default")
+            if default:
+                st.caption(f"Current default {cfg.threshold:.2f}: accuracy {pct(default.get('accuracy'))}, "
+                           f"unknown rejection {pct(default.get('unknown_rejection'))}")
+        st.caption(f"Saved as `{Path(sv).name}` · {result.get('meta', {}).get('n_cases', '?')} cases")
+else:
+    st.caption("No sweep saved yet.")

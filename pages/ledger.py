@@ -1,0 +1,251 @@
+"""Ledger & lineage: every memory with its status, what replaced it, and its whole supersede chain."""
+import math
+
+import pandas as pd
+import streamlit as st
+
+from cockpit import lineage, state, transfer, ui
+from engine import EngineError
+
+state.require_router("ledger")
+
+PAGE_SIZE = 25
+SCAN_LIMIT = 100_000  # list_memories' own maximum
+STATUSES = ["all", "active", "superseded", "deleted"]
+TYPES = ["fact", "preference", "project_detail", "event", "goal"]
+SCOPES = ["this user", "all users"]
+
+eng = state.engine()
+user = state.current_user()
+
+ui.header("Ledger & lineage", ":material/account_tree:",
+          "The audit trail: nothing is overwritten. Superseded and deleted memories stay, "
+          "linked to what replaced them.")
+
+
+# ---------------------------------------------------------------- actions (callbacks run before the page draws)
+def _flash(kind: str, text: str) -> None:
+    st.session_state["ledger_flash"] = (kind, text)
+
+
+def _ask_delete(memory_id: int) -> None:
+    st.session_state["ledger_pending_delete"] = memory_id
+
+
+def _cancel(key: str) -> None:
+    st.session_state.pop(key, None)
+
+
+def _do_delete(memory_id: int) -> None:
+    st.session_state.pop("ledger_pending_delete", None)
+    try:
+        m = eng.delete(memory_id)
+        _flash("success",
+               f"Memory #{m.id} soft-deleted: it stays in the ledger with status `deleted` and leaves recall.")
+    except (ValueError, EngineError) as exc:
+        _flash("error", f"Delete failed: {exc}")
+
+
+def _ask_forget() -> None:
+    st.session_state["ledger_pending_forget"] = st.session_state.get("forget_pick")
+
+
+def _do_forget(user_id: str) -> None:
+    st.session_state.pop("ledger_pending_forget", None)
+    try:
+        n = eng.forget_user(user_id)
+        _flash("success", f"Forgot user `{user_id}`: {n.get('memories', 0)} memories and "
+                          f"{n.get('messages', 0)} messages erased for good.")
+        if state.current_user() == user_id:
+            state.set_user(state.DEFAULT_USER)
+    except (ValueError, EngineError) as exc:
+        _flash("error", f"Forget failed: {exc}")
+
+
+def _do_import() -> None:
+    upload = st.session_state.get("ledger_import_file")
+    if upload is None:
+        _flash("error", "Choose a .jsonl file to import first.")
+        return
+    try:
+        n = transfer.import_bytes(eng, upload.getvalue())
+        _flash("success", f"Imported {n} memories from {upload.name}.")
+    except (ValueError, EngineError) as exc:
+        _flash("error", f"Import failed: {exc}")
+
+
+def _first_page() -> None:
+    st.session_state["ledger_page"] = 1
+
+
+flash = st.session_state.pop("ledger_flash", None)
+if flash:
+    (st.success if flash[0] == "success" else st.error)(
+        flash[1], icon=":material/check_circle:" if flash[0] == "success" else ":material/error:"
+    )
+
+# ---------------------------------------------------------------- filters
+f1, f2, f3, f4 = st.columns([1, 1, 1.6, 2])
+status = f1.selectbox("Status", STATUSES, key="ledger_status", on_change=_first_page)
+scope = f2.selectbox("Users", SCOPES, key="ledger_scope", on_change=_first_page,
+                     format_func=lambda s: f"{user}" if s == "this user" else s)
+types = f3.multiselect("Type", TYPES, key="ledger_types", on_change=_first_page, placeholder="all types")
+search = f4.text_input("Search", key="ledger_search", on_change=_first_page,
+                       placeholder="text, subject, attribute or value")
+
+uid = user if scope == "this user" else None
+total = eng.count_memories(user_id=uid, status=status)
+needle = (search or "").strip().lower()
+if types or needle:
+    # Type and text filters are not in the engine's API: filter the (capped) list here.
+    everything = eng.list_memories(user_id=uid, status=status, limit=min(max(total, 1), SCAN_LIMIT), offset=0)
+    matches = [
+        m for m in everything
+        if (not types or m.type in types)
+        and (not needle or needle in f"{m.text} {m.subject} {m.attribute} {m.value}".lower())
+    ]
+    n_rows = len(matches)
+else:
+    matches = None
+    n_rows = total
+
+n_pages = max(1, math.ceil(n_rows / PAGE_SIZE))
+if st.session_state.get("ledger_page", 1) > n_pages:
+    st.session_state["ledger_page"] = 1
+table_box = st.container()
+p1, p2 = st.columns([3, 1], vertical_alignment="center")
+with p1:
+    page = st.pagination(n_pages, key="ledger_page") if n_pages > 1 else 1
+start = (page - 1) * PAGE_SIZE
+rows = matches[start : start + PAGE_SIZE] if matches is not None else eng.list_memories(
+    user_id=uid, status=status, limit=PAGE_SIZE, offset=start)
+p2.caption(f"{n_rows} memories · page {page} of {n_pages}")
+
+with table_box:
+    if rows:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "id": m.id,
+                        "status": ui.STATUS_LABEL.get(m.status, m.status),
+                        "memory": m.text,
+                        "type": m.type,
+                        "slot": f"{m.subject}.{m.attribute}",
+                        "value": m.value,
+                        "importance": m.importance,
+                        "replaced by": f"→ #{m.replaced_by}" if m.replaced_by else "",
+                        **({"user": m.user_id} if uid is None else {}),
+                        "created": ui.when(m.created_at)[5:16],
+                        "source message": m.source_message or "",
+                    }
+                    for m in rows
+                ]
+            ),
+            hide_index=True,
+            column_config={
+                "id": st.column_config.NumberColumn("id", format="#%d", width=60),
+                "status": st.column_config.TextColumn("status", width=105),
+                "memory": st.column_config.TextColumn("memory", width="medium"),
+                "type": st.column_config.TextColumn("type", width=105),
+                "importance": st.column_config.ProgressColumn("importance", min_value=0.0, max_value=1.0,
+                                                              format="%.2f", width=90),
+                "replaced by": st.column_config.TextColumn("replaced by", width=90),
+                "created": st.column_config.TextColumn("created", width=95, help="month-day hour:minute"),
+            },
+        )
+    else:
+        st.info("No memories match these filters.", icon=":material/filter_alt_off:")
+
+# ---------------------------------------------------------------- inspector: lineage of one memory
+if rows:
+    st.subheader(":material/timeline: Lineage", anchor=False)
+    by_id = {m.id: m for m in rows}
+    pick = st.selectbox(
+        "Memory to inspect",
+        list(by_id),
+        key="ledger_pick",
+        format_func=lambda i: f"#{i} · {by_id[i].status} · {by_id[i].text[:80]}",
+    )
+    chain = state.call(eng.history, pick, what="Loading the lineage") or []
+    selected = next((m for m in chain if m.id == pick), by_id[pick])
+    g_col, d_col = st.columns([1.5, 1])
+    with g_col:
+        st.graphviz_chart(lineage.lineage_dot(chain, selected_id=pick), width="content")
+        st.caption(f"{len(chain)} version{'s' if len(chain) != 1 else ''} in this chain, oldest first.")
+        if len(chain) > 1:
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "id": m.id,
+                            "status": ui.STATUS_LABEL.get(m.status, m.status),
+                            "value": m.value,
+                            "created": ui.when(m.created_at)[5:],
+                            "superseded": ui.when(m.superseded_at)[5:] if m.superseded_at else "",
+                            "source message": m.source_message or "",
+                        }
+                        for m in chain
+                    ]
+                ),
+                hide_index=True,
+            )
+    with d_col:
+        ui.memory_card(selected)
+        if selected.replaced_by:
+            st.markdown(f":material/subdirectory_arrow_right: replaced by **#{selected.replaced_by}**")
+        if selected.status != "deleted":
+            pending = st.session_state.get("ledger_pending_delete")
+            if pending == selected.id:
+                st.warning(f"Soft-delete memory #{selected.id}? It leaves recall but stays in the ledger.",
+                           icon=":material/warning:")
+                c1, c2 = st.columns(2)
+                c1.button("Confirm delete", key="ledger_delete_confirm", type="primary", icon=":material/delete:",
+                          on_click=_do_delete, args=(selected.id,), width="stretch")
+                c2.button("Cancel", key="ledger_delete_cancel", on_click=_cancel, args=("ledger_pending_delete",),
+                          width="stretch")
+            else:
+                st.button(f"Delete #{selected.id}", key="ledger_delete", icon=":material/delete:",
+                          on_click=_ask_delete, args=(selected.id,))
+
+# ---------------------------------------------------------------- export / import / forget
+st.subheader(":material/swap_vert: Export, import, forget", anchor=False)
+e_col, i_col, x_col = st.columns(3)
+with e_col.container(border=True):
+    st.markdown("**:material/download: Export JSONL**")
+    export_scope = st.selectbox("Export", SCOPES, key="export_scope",
+                                format_func=lambda s: f"{user}'s memories" if s == "this user" else "the whole store")
+    export_uid = user if export_scope == "this user" else None
+    st.download_button(
+        "Download .jsonl",
+        data=lambda: transfer.export_bytes(eng, export_uid),
+        file_name=f"memengine-{export_uid or 'all'}.jsonl",
+        mime="application/jsonl",
+        key="ledger_export",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    st.caption(f"{eng.count_memories(user_id=export_uid, status='all')} memories, every status, with lineage.")
+with i_col.container(border=True):
+    st.markdown("**:material/upload: Import JSONL**")
+    st.file_uploader("JSONL export", type=["jsonl"], key="ledger_import_file")
+    st.button("Import", key="ledger_import_go", icon=":material/upload:", on_click=_do_import)
+with x_col.container(border=True):
+    st.markdown("**:material/person_remove: Forget a user**")
+    users = eng.users()
+    if users:
+        st.selectbox("User", users, key="forget_pick",
+                     index=users.index(user) if user in users else 0)
+        victim = st.session_state.get("ledger_pending_forget")
+        if victim:
+            st.warning(f"Erase every memory and message of `{victim}`? This is a hard delete and cannot be undone.",
+                       icon=":material/warning:")
+            c1, c2 = st.columns(2)
+            c1.button("Forget for good", key="forget_confirm", type="primary", icon=":material/delete_forever:",
+                      on_click=_do_forget, args=(victim,), width="stretch")
+            c2.button("Cancel", key="forget_cancel", on_click=_cancel, args=("ledger_pending_forget",),
+                      width="stretch")
+        else:
+            st.button("Forget user…", key="forget_go", icon=":material/person_remove:", on_click=_ask_forget)
+    else:
+        st.caption("No users in this store yet.")
