@@ -882,24 +882,16 @@ def slot_of(attribute: str, mem_type: str | None = None) -> Slot | None:
     return SLOTS["event"] if mem_type == "event" else None
 
 
-def embedding_text(text: str, speaker: str | None, attribute: str | None = None, mem_type: str | None = None) -> str:
-    """What is embedded for a memory: its text, with two changes measured on the dev split.
+def embedding_text(text: str, speaker: str | None) -> str:
+    """What is embedded for a memory: its text with the speaker's name written as "User".
 
-    - The speaker's name is written as "User": every memory of one person carries their name, so a
-      question naming them would otherwise score all of those memories on the name alone (the engine
-      asks such questions about "the user" too).
-    - The slot's description is appended ("User lives in Oslo. (where the person lives: city, ...)"):
-      a question asks for a kind of fact ("which city am I based in?") more often than it repeats the
-      memory's words. On the dev split this raised the lowest correct scores and lowered the highest
-      unanswerable ones (see README, Evaluation).
+    Every memory of one person carries their name, so a question naming them would otherwise score
+    all of those memories on the name alone (the engine asks such questions about "the user" too).
     """
     if speaker:
         name = " ".join(speaker.split())[:60]
         if name:
             text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "User", text)
-    slot = slot_of(attribute, mem_type) if attribute else None
-    if slot is not None and slot.name != "note":
-        return f"{text} ({slot.description})"
     return text
 
 
