@@ -23,13 +23,19 @@ def _resolve_model_path(model_name: str) -> str:
 class Embedder:
     """Unit-length float32 embeddings. Thread-safe; share one instance between engines."""
 
-    def __init__(self, model_name: str = DEFAULT_MODEL, *, torch_threads: int = 1, cache_size: int = 2048):
+    def __init__(self, model_name: str = DEFAULT_MODEL, *, torch_threads: int = 1, batch_threads: int | None = None,
+                 cache_size: int = 2048):
         # Never reach for a model hub: the store must work offline.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import torch
         from sentence_transformers import SentenceTransformer
 
+        self._torch = torch
+        # One thread holds single-query latency best when the machine is busy; a batch (bulk import)
+        # gains about half again from every core (measured: 204 vs 299 sentences/s on 2 cores).
+        self._threads = torch_threads
+        self._batch_threads = batch_threads or os.cpu_count() or 1
         torch.set_num_threads(torch_threads)
         self.model_name = model_name
         self._model = SentenceTransformer(_resolve_model_path(model_name), device="cpu")
@@ -51,11 +57,18 @@ class Embedder:
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        threads = self._batch_threads if len(texts) >= 8 else self._threads
         with self._lock:
-            vectors = self._model.encode(
-                list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            if threads != self._threads:
+                self._torch.set_num_threads(threads)
+            try:
+                vectors = self._model.encode(
+                    list(texts), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            finally:
+                if threads != self._threads:
+                    self._torch.set_num_threads(self._threads)
         return np.asarray(vectors, dtype=np.float32)
 
     def encode_query(self, text: str) -> np.ndarray:
@@ -78,4 +91,5 @@ class Embedder:
 
 
 def load_embedder(settings: Settings) -> Embedder:
-    return Embedder(settings.model_name, torch_threads=settings.torch_threads, cache_size=settings.query_cache_size)
+    return Embedder(settings.model_name, torch_threads=settings.torch_threads, batch_threads=settings.batch_threads,
+                    cache_size=settings.query_cache_size)

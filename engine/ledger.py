@@ -264,14 +264,6 @@ class Ledger:
                 out[mid] = blob_to_vector(blob)
         return out
 
-    def active_in_slot(self, conn: sqlite3.Connection, user_id: str, subject: str, attribute: str) -> list[tuple]:
-        """(id, value_key, multi_valued, embedding, message_id) of the active memories in one slot."""
-        return conn.execute(
-            "SELECT id, value_key, multi_valued, embedding, message_id FROM memories "
-            "WHERE user_id = ? AND subject = ? AND attribute = ? AND status = 'active' ORDER BY id",
-            (user_id, subject, attribute),
-        ).fetchall()
-
     def list(self, user_id: str | None, status: str, limit: int, offset: int) -> list[Memory]:
         where, params = self._filter(user_id, status)
         rows = self.query(

@@ -48,45 +48,66 @@ class Plan:
     confirmed_id: int | None = None
 
 
+_SLOT = "user_id = ? AND subject = ? AND attribute = ? AND status = 'active'"
+
+
 def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
                    vector: np.ndarray, message_id: int) -> Plan:
+    """Decide what one new fact does. Every lookup is an index range or a vector query, never a scan
+    of a slot: accumulating slots (notes, hobbies) can hold thousands of memories."""
     threshold = engine.settings.conflict_threshold
-    rows = engine.ledger.active_in_slot(conn, user_id, cand.subject, cand.attribute)
+    slot = (user_id, cand.subject, cand.attribute)
     key = value_key(cand.value)
-    for memory_id, existing_key, _, _, _ in rows:
-        if existing_key == key:
-            return Plan("confirmed", confirmed_id=memory_id)
+    same = conn.execute(f"SELECT id FROM memories WHERE {_SLOT} AND value_key = ?", (*slot, key)).fetchone()
+    if same:
+        return Plan("confirmed", confirmed_id=same[0])
+    holders = conn.execute(f"SELECT id, embedding, message_id FROM memories WHERE {_SLOT} AND multi_valued = 0",
+                           slot).fetchall()
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
-    taken = [mid for mid, _, multi, _, _ in rows if not multi]
-    rows = [(mid, vkey, multi, blob) for mid, vkey, multi, blob, msg in rows if msg != message_id]
-
-    def similarity(blob: bytes) -> float:
-        return float(blob_to_vector(blob) @ vector)
+    taken = [mid for mid, _, _ in holders]
+    holders = [(mid, blob) for mid, blob, msg in holders if msg != message_id]
+    others = conn.execute(f"SELECT COUNT(*) FROM memories WHERE {_SLOT} AND message_id IS NOT ?",
+                          (*slot, message_id)).fetchone()[0]
 
     targets: list[int] = []
-    if cand.replaced_value:
+    if cand.replaced_value and value_key(cand.replaced_value):
         replaced = value_key(cand.replaced_value)
-        targets = [mid for mid, vkey, _, _ in rows if replaced and (replaced == vkey or replaced in vkey or vkey in replaced)]
-    holders = [(mid, blob) for mid, _, multi, blob in rows if not multi]
+        targets = [r[0] for r in conn.execute(
+            f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND value_key != '' "
+            "AND (instr(value_key, ?) > 0 OR instr(?, value_key) > 0)", (*slot, message_id, replaced, replaced))]
     canonical = cand.attribute in SLOTS and not SLOTS[cand.attribute].multi
-    if not targets and rows:
+    if not targets and others:
         if not cand.multi and cand.understood:
-            targets = [mid for mid, blob in holders if canonical or similarity(blob) >= threshold]
-        elif not cand.understood and cand.update_cue:
-            ranked = sorted(((similarity(blob), mid) for mid, _, _, blob in rows), reverse=True)
-            if ranked[0][0] >= threshold:
-                targets = [ranked[0][1]]
-        elif cand.multi and STRONG_CUES.search(cand.clause):
-            ranked = sorted(((similarity(blob), mid) for mid, _, _, blob in rows), reverse=True)
-            if len(ranked) == 1 or ranked[0][0] >= threshold:
-                targets = [ranked[0][1]]
-    if not targets and not rows and cand.update_cue:
+            targets = [mid for mid, blob in holders if canonical or float(blob_to_vector(blob) @ vector) >= threshold]
+        elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
+            best = _nearest_in_slot(conn, engine, slot, vector, message_id)
+            if best and best[0] >= threshold:
+                targets = [best[1]]
+            elif cand.understood and others == 1:
+                # an explicit switch in a slot holding one value needs no similarity to know its target
+                targets = [r[0] for r in conn.execute(
+                    f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ?", (*slot, message_id))]
+    if not targets and not others and cand.update_cue:
         targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
     multi = cand.multi or any(mid not in targets for mid in taken)
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi)
+
+
+def _nearest_in_slot(conn: sqlite3.Connection, engine: "MemoryEngine", slot: tuple[str, str, str],
+                     vector: np.ndarray, message_id: int) -> tuple[float, int] | None:
+    """(similarity, id) of the slot's memory nearest to the vector, from the user's vector index."""
+    nearest = engine._nearest(slot[0], vector, 50)
+    if not nearest:
+        return None
+    marks = ",".join("?" * len(nearest))
+    in_slot = conn.execute(
+        f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND id IN ({marks})",
+        (*slot, message_id, *nearest)).fetchall()
+    ranked = sorted(((nearest[mid], mid) for (mid,) in in_slot), reverse=True)
+    return ranked[0] if ranked else None
 
 
 def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,

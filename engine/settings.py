@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     query_cache_size: int = Field(2048, ge=0)
     # torch threads for embedding; 1 holds latency best under contention on small machines.
     torch_threads: int = Field(1, ge=1)
+    # torch threads for batches of 8+ texts (bulk ingest); None = every core.
+    batch_threads: int | None = Field(None, ge=1)
     # Seconds a writer waits for SQLite's lock before giving up.
     busy_timeout_s: float = Field(30.0, gt=0)
 
