@@ -10,7 +10,8 @@ Rules, in order:
 4. Accumulating slots (hobbies, pets, languages...) only change on an explicit switch ("switched
    to", "instead", "no longer"): "I also play piano" leaves "I play guitar" alone.
 5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
-   replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
+   replaces the most similar memory about the same person in its (best-guess) slot when at least
+   `conflict_threshold + CUE_MARGIN` similar; it never replaces anything outside that slot.
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
    memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
    CUE_MARGIN` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
@@ -40,6 +41,31 @@ STRONG_CUES = re.compile(
 )
 
 
+_NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "it", "its", "there", "project",
+              "actually", "now", "also", "today", "tomorrow", "yesterday"}
+
+
+def named_subject(text: str) -> str:
+    """Whom a memory's sentence is about when it is not the user: the leading proper name
+    ("User's colleague Sven Silva moved to Bergen." -> "sven silva"); "" for the user or nothing."""
+    rest = re.sub(r"^User(?:'s)?\s+(?:(?:colleague|friend|neighbour|neighbor|boss|manager|coworker|co-worker|"
+                  r"cousin|teammate|client|partner|sister|brother|mother|father|mom|dad|son|daughter|wife|husband)\s+)?",
+                  "", text.strip())
+    if rest == text.strip() and text.startswith("User"):
+        return ""
+    words = []
+    for word in rest.split():
+        bare = word.strip(",.;:!?'\"()")
+        if bare.endswith("'s"):
+            bare = bare[:-2]
+        if not bare or not bare[0].isupper() or bare.casefold() in _NOT_NAMES:
+            break
+        words.append(bare.casefold())
+        if word != bare and not word.endswith("'s"):
+            break
+    return " ".join(words)
+
+
 @dataclass
 class Plan:
     action: str  # created | superseded | confirmed
@@ -67,8 +93,9 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
     taken = [mid for mid, _, _ in holders]
     holders = [(mid, blob) for mid, blob, msg in holders if msg != message_id]
-    others = conn.execute(f"SELECT COUNT(*) FROM memories WHERE {_SLOT} AND message_id IS NOT ?",
-                          (*slot, message_id)).fetchone()[0]
+    # 0, 1 or "more": all the rules need, without counting a slot of thousands
+    others = len(conn.execute(f"SELECT 1 FROM memories WHERE {_SLOT} AND message_id IS NOT ? LIMIT 2",
+                              (*slot, message_id)).fetchall())
 
     targets: list[int] = []
     if cand.replaced_value and value_key(cand.replaced_value):
@@ -81,14 +108,15 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
         if not cand.multi and cand.understood:
             targets = [mid for mid, blob in holders if canonical or float(blob_to_vector(blob) @ vector) >= threshold]
         elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
-            best = _nearest_in_slot(conn, engine, slot, vector, message_id)
-            if best and best[0] >= threshold:
+            best = _nearest_in_slot(conn, engine, slot, vector, message_id, named_subject(cand.text))
+            # a slot no rule chose is a guess: such a fact must be closer still to what it replaces
+            if best and best[0] >= (threshold if cand.understood else threshold + CUE_MARGIN):
                 targets = [best[1]]
             elif cand.understood and others == 1:
                 # an explicit switch in a slot holding one value needs no similarity to know its target
                 targets = [r[0] for r in conn.execute(
                     f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ?", (*slot, message_id))]
-    if not targets and not others and cand.update_cue:
+    if not targets and not others and cand.update_cue and cand.understood:
         targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
@@ -97,16 +125,17 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
 
 
 def _nearest_in_slot(conn: sqlite3.Connection, engine: "MemoryEngine", slot: tuple[str, str, str],
-                     vector: np.ndarray, message_id: int) -> tuple[float, int] | None:
-    """(similarity, id) of the slot's memory nearest to the vector, from the user's vector index."""
+                     vector: np.ndarray, message_id: int, about: str) -> tuple[float, int] | None:
+    """(similarity, id) of the slot's memory nearest to the vector, from the user's vector index,
+    among those about the same person: "Dara Haddad switched jobs" never replaces a fact about Dara Silva."""
     nearest = engine._nearest(slot[0], vector, 50)
     if not nearest:
         return None
     marks = ",".join("?" * len(nearest))
     in_slot = conn.execute(
-        f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND id IN ({marks})",
+        f"SELECT id, text FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND id IN ({marks})",
         (*slot, message_id, *nearest)).fetchall()
-    ranked = sorted(((nearest[mid], mid) for (mid,) in in_slot), reverse=True)
+    ranked = sorted(((nearest[mid], mid) for mid, text in in_slot if named_subject(text) == about), reverse=True)
     return ranked[0] if ranked else None
 
 
@@ -127,7 +156,7 @@ def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_i
         accumulating_slot = attribute in SLOTS and SLOTS[attribute].multi
         if multi_valued and accumulating_slot and not cand.replaced_value:
             continue
-        if cand.understood and subject != cand.subject and not subject.startswith("event:"):
+        if subject != cand.subject and not subject.startswith("event:"):
             continue
         return [memory_id]
     return []

@@ -417,3 +417,12 @@ def test_two_values_for_one_slot_in_one_message_never_break_the_store(engine, me
     result = engine.ingest(message)
     assert result.status in ("created", "superseded")
     assert engine.verify_index()["ok"]
+
+
+def test_facts_about_different_people_never_replace_each_other(engine):
+    engine.ingest("My colleague Dara Silva works as a backend developer.")
+    engine.ingest("My colleague Omar Okafor lives in Oslo.")
+    assert engine.ingest("Dara Haddad switched jobs and now works as a nurse.").status == "created"
+    assert engine.ingest("Actually, my colleague Viktor Haddad moved to Oslo.").status == "created"
+    assert engine.count_memories(status="superseded") == 0
+    assert engine.ingest("Actually, my colleague Omar Okafor moved to Bergen.").status == "superseded"
