@@ -10,12 +10,12 @@ Rules, in order:
 4. Accumulating slots (hobbies, pets, languages...) only change on an explicit switch ("switched
    to", "instead", "no longer"): "I also play piano" leaves "I play guitar" alone.
 5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
-   replaces the most similar memory about the same person in its (best-guess) slot when at least
-   `conflict_threshold + CUE_MARGIN` similar; it never replaces anything outside that slot.
+   replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
    memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
    CUE_MARGIN` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
-Facts from the same message never replace each other.
+Facts from the same message never replace each other, and a fact about one named person never
+replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's job alone).
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
 """
 from __future__ import annotations
@@ -109,14 +109,13 @@ def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: st
             targets = [mid for mid, blob in holders if canonical or float(blob_to_vector(blob) @ vector) >= threshold]
         elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
             best = _nearest_in_slot(conn, engine, slot, vector, message_id, named_subject(cand.text))
-            # a slot no rule chose is a guess: such a fact must be closer still to what it replaces
-            if best and best[0] >= (threshold if cand.understood else threshold + CUE_MARGIN):
+            if best and best[0] >= threshold:
                 targets = [best[1]]
             elif cand.understood and others == 1:
                 # an explicit switch in a slot holding one value needs no similarity to know its target
                 targets = [r[0] for r in conn.execute(
                     f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ?", (*slot, message_id))]
-    if not targets and not others and cand.update_cue and cand.understood:
+    if not targets and not others and cand.update_cue:
         targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
@@ -146,17 +145,19 @@ def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_i
         if sim < min_similarity:
             break
         row = conn.execute(
-            "SELECT multi_valued, subject, attribute FROM memories "
+            "SELECT multi_valued, subject, attribute, text FROM memories "
             "WHERE id = ? AND user_id = ? AND status = 'active' AND message_id IS NOT ?",
             (memory_id, user_id, message_id),
         ).fetchone()
         if row is None:
             continue
-        multi_valued, subject, attribute = row
+        multi_valued, subject, attribute, text = row
         accumulating_slot = attribute in SLOTS and SLOTS[attribute].multi
         if multi_valued and accumulating_slot and not cand.replaced_value:
             continue
-        if subject != cand.subject and not subject.startswith("event:"):
+        if cand.understood and subject != cand.subject and not subject.startswith("event:"):
             continue
+        if named_subject(text) != named_subject(cand.text):
+            continue  # a fact about someone else
         return [memory_id]
     return []
