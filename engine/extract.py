@@ -1,19 +1,17 @@
 """Turn an informative clause into (subject, attribute, value) candidates.
 
 Rules recognise the common slots of a person and a project; a clause no rule understands is still
-kept, under the nearest canonical attribute by embedding similarity (the `classify` callback), so
-nothing the user said is silently lost.
+kept as a note (the engine files it under the nearest canonical attribute by embedding similarity),
+so nothing the user said is silently lost.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Callable
 
 from . import text as textlib
 
-# classify(text, attribute_names) -> (best attribute, cosine similarity)
-Classifier = Callable[[str, Sequence[str]], "tuple[str, float]"]
 
 
 @dataclass(frozen=True)
@@ -554,7 +552,7 @@ def _job(clause, m, S, P):
 @rule(rf"^{_IM}\s+{_NOW}(?:an?\s+)?(?P<v>(?:{_DIETS}))(?:\s+now)?\b(?P<rest>.*)$")
 def _diet(clause, m, S, P):
     v = clean_value(m["v"])
-    return _Found("diet", v, textlib_clause(clause, S))
+    return _Found("diet", v, third_person(clause, S))
 
 
 @rule(rf"^{_IM}\s+{_NOW}(?:an?\s+)(?P<v>.+)$")
@@ -569,7 +567,7 @@ def _job_identity(clause, m, S, P):
 @rule(r"^i (?:(?:don't|do not|no longer|never|can't|cannot|won't) (?:eat|consume|touch)|(?:stopped|quit|gave up) eating)\s+(?P<v>.+)")
 def _diet_not(clause, m, S, P):
     v = clean_value(m["v"])
-    return _Found("diet", f"no {v}", textlib_clause(clause, S))
+    return _Found("diet", f"no {v}", third_person(clause, S))
 
 
 @rule(r"^(?:i'?m|i am|i've always been|i have been)\s+(?:severely |very |mildly |deathly |really )?allergic to\s+(?P<v>.+)|^i have an? (?P<w>.+?) allergy")
@@ -857,10 +855,6 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-def textlib_clause(clause: str, name: str) -> str:
-    return third_person(clause, name)
-
-
 # --- the extractor -----------------------------------------------------------------------------
 
 _NEGATION = re.compile(
@@ -940,19 +934,18 @@ def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None]
     return clause, None
 
 
-def extract(message: str, *, speaker: str | None = None, classify: Classifier | None = None) -> list[Candidate]:
+def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     for sentence in textlib.split_sentences(textlib.normalize(message)):
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):
-            candidates.extend(_extract_clause(clause, subject_key, S, P, classify, cue_in_sentence))
+            candidates.extend(_extract_clause(clause, subject_key, S, P, cue_in_sentence))
     return _dedupe(candidates)
 
 
-def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Classifier | None,
-                    cue_in_sentence: bool) -> list[Candidate]:
+def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_sentence: bool) -> list[Candidate]:
     original = clause.strip()
     clause = textlib.strip_leading_filler(original)
     clause = strip_cue_prefix(clause)
@@ -983,17 +976,11 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Cla
     for f in found:
         slot = SLOTS.get(f.attribute)
         subject = f.subject or (slot.subject if slot and slot.subject != "user" else subject_key)
-        if subject.startswith("event:") or subject == "project":
-            pass
-        elif f.subject is None:
-            subject = subject_key
         mem_type = f.type or (slot.type if slot else "fact")
         multi = slot.multi if slot else False
         if subject.startswith("event:"):
             mem_type, multi, slot = "event", False, SLOTS["event"]
         text = f.text or third_person(clause, S)
-        if subject == "project" and f.text is None:
-            text = third_person(clause, S)
         value = f.value.strip()
         if not value:
             continue
@@ -1011,17 +998,9 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, classify: Cla
                           text=value, clause=original, update_cue=True, replaced_value=replaced, elliptical=True)]
     if not informative(clause):
         return []
-    attribute, mem_type, multi = "note", "fact", True
-    if classify is not None:
-        names = [n for n in SLOTS if n != "note"]
-        best, sim = classify(clause, names)
-        if sim >= 0.30:
-            slot = SLOTS[best]
-            attribute, mem_type = best, slot.type
-    text = third_person(clause, S)
     return [Candidate(
-        subject=subject_key, attribute=attribute, value=clean_value(clause)[:500], type=mem_type,
-        importance=_importance(SLOTS.get(attribute), original) - 0.05, multi=multi, text=text[:1000],
+        subject=subject_key, attribute="note", value=clean_value(clause)[:500], type="fact",
+        importance=_importance(SLOTS["note"], original) - 0.05, multi=True, text=third_person(clause, S)[:1000],
         clause=original, update_cue=cue, replaced_value=None, understood=False,
     )]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import socket
 
 import pytest
 
@@ -33,3 +34,13 @@ def engine(tmp_path, embedder):
         yield eng
     finally:
         eng.close()
+
+
+@pytest.fixture(scope="session")
+def free_port():
+    """A function that picks a free TCP port on 127.0.0.1 for a server a test starts."""
+    def pick() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    return pick

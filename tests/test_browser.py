@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -44,12 +43,6 @@ _pw = pytest.importorskip("playwright.sync_api")
 sync_playwright, expect = _pw.sync_playwright, _pw.expect
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -66,7 +59,7 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout: float) ->
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, free_port):
     """A cockpit server on its own store and the tiny case file; always stopped afterwards."""
     work = tmp_path_factory.mktemp("browser")
     cases = work / "cases.json"

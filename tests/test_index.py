@@ -43,18 +43,12 @@ def test_remove_and_drop(tmp_path):
     assert index.ids("u") == set() and index.user_collections() == set()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def chroma_server(tmp_path):
+def chroma_server(tmp_path, free_port):
     chroma = Path(sys.executable).with_name("chroma")
     if not chroma.exists():
         pytest.skip("the chroma CLI is not installed in this environment")
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([str(chroma), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1",
                              "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 
@@ -468,16 +467,10 @@ def test_lifespan_opens_and_closes_its_own_engine(tmp_path):
         assert again.count_memories(user_id="default") == 1
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_real_uvicorn_server(engine, tmp_path):
+def test_real_uvicorn_server(engine, tmp_path, free_port):
     import uvicorn
 
-    port = _free_port()
+    port = free_port()
     app = create_app(Settings(data_dir=tmp_path, api_key=KEY), engine=engine)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
