@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from . import extract as extractlib
+from . import extraction as extractlib
 from . import scoring
 from . import text as textlib
 from .embed import Embedder, load_embedder

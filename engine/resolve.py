@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extract import SLOTS, Candidate, value_key
+from .extraction import SLOTS, Candidate, value_key
 from .ledger import blob_to_vector
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Rule-based extraction of (subject, attribute, value) candidates; no model involved."""
 import pytest
 
-from engine.extract import SLOTS, extract, known_slot, structured, third_person, value_key
+from engine.extraction import SLOTS, extract, known_slot, structured, third_person, value_key
 
 
 def triples(message, **kw):

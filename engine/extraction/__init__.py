@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Protocol, runtime_checkable
 
-from . import text as textlib
+from .. import text as textlib
 
 
 
@@ -1064,3 +1064,25 @@ def structured(subject: str, attribute: str, value: str, mem_type: str) -> Candi
         importance=slot.importance if slot else 0.6, multi=slot.multi if slot else False, text=text,
         clause=f"{subject}: {attribute} = {value}", update_cue=False,
     )
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns one message into fact candidates. Passed to MemoryEngine(extractor=...), like embedder=.
+
+    `name` identifies it in evaluation runs. An extractor returns [] for small talk, questions and
+    requests that hold no fact; it never raises on well-formed text.
+    """
+
+    name: str
+
+    def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]: ...
+
+
+class RuleExtractor:
+    """The default extractor: the rule table of this package, no model needed."""
+
+    name = "rules"
+
+    def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]:
+        return extract(message, speaker=speaker)
