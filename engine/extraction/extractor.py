@@ -1,0 +1,217 @@
+"""From a message to candidates: sentences and clauses, cue words, the rule table, negation,
+elliptical corrections and the fallback that keeps an ununderstood clause as a note.
+
+Rules recognise the common slots of a person and a project; a clause no rule understands is still
+kept as a note (the engine files it under the nearest canonical attribute by embedding similarity),
+so nothing the user said is silently lost.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Protocol, runtime_checkable
+
+from .. import text as textlib
+from .candidate import Candidate
+from .rules import apply_rules
+from .values import clean_value, slug, strip_cue_prefix, value_key
+from .vocabulary import IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
+from .voice import finish_sentence, person_names, third_person
+
+_NEGATION = re.compile(
+    r"^(?:i|we)\s+(?:(?:no longer|don't|do not|never|stopped|quit|gave up|dropped|ditched|am not|'m not|"
+    r"are not|'re not)\s+(?:really\s+)?(?:have|own|use|using|play|playing|live|living|work|working|eat|eating|"
+    r"drink|drinking|speak|like|love|do|go|drive|run|ride|keep|smoke|smoking)?)\b\s*(?P<rest>.*?)(?:\s+any\s?more)?\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+def slot_of(attribute: str, mem_type: str | None = None) -> Slot | None:
+    """The canonical slot an attribute belongs to ("deadline_backend" -> deadline), if any."""
+    if attribute in SLOTS:
+        return SLOTS[attribute]
+    for name, slot in SLOTS.items():
+        if attribute.startswith(name + "_"):
+            return slot
+    return SLOTS["event"] if mem_type == "event" else None
+
+
+def informative(clause: str) -> bool:
+    """Worth keeping when no rule understood it: a statement with at least two content words."""
+    if textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
+        return False
+    tokens = textlib.tokenize(clause)
+    # Scripts without spaces (Japanese, Chinese) give one long token for a whole sentence.
+    return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6
+
+
+MAX_RULE_CLAUSE = 300
+_CORRECTION = re.compile(
+    r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|sorry|oops|my bad|scratch that|rather|"
+    r"not\b|wrong|mistake|typo)", re.IGNORECASE)
+_BARE_VALUE_BUT = re.compile(r"^(?:not\s+(?P<old>[^,]+?),?\s+(?:but\s+)?(?P<new>.+)|(?P<new2>.+?),?\s+not\s+(?P<old2>.+))$",
+                             re.IGNORECASE)
+
+
+def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None] | None:
+    """(new value, replaced value or None) when the clause is a bare value said as a correction:
+    "Oops, I meant Tuesday", "make that 7pm", "Tuesday, not Monday". Such a clause has no subject
+    of its own; it corrects whatever the user said last."""
+    if not _CORRECTION.search(original):
+        return None
+    clause = re.sub(r"^(?:i meant|i mean|meant to say|make (?:that|it)|it's|it is|rather)\s+", "", clause,
+                    flags=re.IGNORECASE).strip(" ,.!")
+    clause = re.sub(r"[\s,]+(?:sorry|oops|my bad)$", "", clause, flags=re.IGNORECASE).strip(" ,.!")
+    if not textlib.tokenize(re.sub(r"\bnot\b", "", clause, flags=re.IGNORECASE)):
+        return None
+    if not clause or len(clause.split()) > 5 or re.match(r"^(?:i|my|we|our|i'm|i've|you|your)\b", clause, re.IGNORECASE):
+        return None
+    pair = _BARE_VALUE_BUT.match(clause)
+    if pair:
+        new, old = (pair["new"] or pair["new2"]).strip(" ,."), (pair["old"] or pair["old2"]).strip(" ,.")
+        return (new, old) if new and old else None
+    return clause, None
+
+
+def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
+    """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
+    subject_key, S, P = person_names(speaker)
+    candidates: list[Candidate] = []
+    for sentence in textlib.split_sentences(textlib.normalize(message)):
+        cue_in_sentence = bool(UPDATE_CUES.search(sentence))
+        for clause in textlib.split_clauses(sentence):
+            candidates.extend(_extract_clause(clause, subject_key, S, P, cue_in_sentence))
+    return _dedupe(candidates)
+
+
+def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_sentence: bool) -> list[Candidate]:
+    original = clause.strip()
+    clause = textlib.strip_leading_filler(original)
+    clause = strip_cue_prefix(clause)
+    clause = textlib.strip_leading_filler(clause).strip(" ,;:-")
+    if not clause or textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
+        return []
+    clause = re.sub(r"^(?:remember that|note that|fyi,?|just so you know,?|for the record,?|please remember(?: that)?|keep in mind(?: that)?)\s+", "", clause, flags=re.IGNORECASE)
+    clause = TRAILING_PLEASANTRY.sub("", clause)
+    clause = re.sub(r"[.!]+$", "", clause).strip()
+    if not clause:
+        return []
+    cue = bool(UPDATE_CUES.search(original)) or cue_in_sentence
+    # Rules are for sentences people say; a very long clause goes straight to the fallback, which
+    # also keeps matching time linear in the length of the message.
+    found = apply_rules(clause, S, P) if len(clause) <= MAX_RULE_CLAUSE else []
+    negated = None
+    if not found and len(clause) <= MAX_RULE_CLAUSE:
+        neg = _NEGATION.match(clause)
+        if neg and neg["rest"]:
+            positive = re.sub(r"\b(?:no longer|don't|do not|never|stopped|quit|gave up|dropped|ditched|am not|'m not|are not|'re not)\s+", "", clause, count=1, flags=re.IGNORECASE)
+            positive = re.sub(r"\s+any\s?more\b", "", positive, flags=re.IGNORECASE)
+            positive = re.sub(r"^(i|we)\s+(\w+)ing\b", lambda mm: f"{mm[1]} {mm[2]}", positive, flags=re.IGNORECASE)
+            inner = apply_rules(positive, S, P)
+            if inner:
+                negated = [replace(f, value=f"not {f.value}", text=third_person(clause, S), replaced_value=f.value,
+                                   rule=f"{f.rule} (negated)") for f in inner]
+        found = negated or []
+    out: list[Candidate] = []
+    for f in found:
+        slot = SLOTS.get(f.attribute)
+        subject = f.subject or (slot.subject if slot and slot.subject != "user" else subject_key)
+        mem_type = f.type or (slot.type if slot else "fact")
+        multi = slot.multi if slot else False
+        if subject.startswith("event:"):
+            mem_type, multi, slot = "event", False, SLOTS["event"]
+        text = f.text or third_person(clause, S)
+        value = f.value.strip()
+        if not value:
+            continue
+        out.append(Candidate(
+            subject=subject, attribute=f.attribute, value=value[:500], type=mem_type,
+            importance=_importance(slot, original), multi=multi, text=text[:1000], clause=original,
+            update_cue=cue or f.replaced_value is not None, replaced_value=f.replaced_value, rule=f.rule,
+        ))
+    if out:
+        return out
+    elliptical = _elliptical_correction(original, clause)
+    if elliptical is not None:
+        value, replaced = elliptical
+        return [Candidate(subject="", attribute="", value=value, type="fact", importance=0.5, multi=False,
+                          text=value, clause=original, update_cue=True, replaced_value=replaced, elliptical=True,
+                          rule="correction")]
+    if not informative(clause):
+        return []
+    return [Candidate(
+        subject=subject_key, attribute="note", value=clean_value(clause)[:500], type="fact",
+        importance=_importance(SLOTS["note"], original) - 0.05, multi=True, text=third_person(clause, S)[:1000],
+        clause=original, update_cue=cue, replaced_value=None, understood=False, rule="fallback",
+    )]
+
+
+def _importance(slot: Slot | None, clause: str) -> float:
+    base = slot.importance if slot else 0.5
+    if IMPORTANT.search(clause):
+        base += 0.1
+    return round(min(1.0, max(0.0, base)), 2)
+
+
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for c in candidates:
+        key = (c.subject, c.attribute, value_key(c.value))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+def correct(previous: "Candidate | object", correction: Candidate) -> Candidate | None:
+    """Apply an elliptical correction ("I meant Tuesday") to the fact said last (a Memory or a
+    Candidate): same slot, the value swapped in its sentence. None when the swap is not clear."""
+    old_value = correction.replaced_value or previous.value
+    text = previous.text
+    where = text.casefold().find(old_value.casefold()) if old_value else -1
+    if where < 0 or len(old_value) > 0.8 * len(text):
+        return None  # the old value is not a distinct part of the sentence: nothing clear to swap
+    new_text = text[:where] + correction.value + text[where + len(old_value):]
+    new_value = correction.value if old_value.casefold() == previous.value.casefold() else \
+        re.sub(re.escape(old_value), correction.value, previous.value, flags=re.IGNORECASE)
+    multi = getattr(previous, "multi", getattr(previous, "multi_valued", False))
+    return Candidate(subject=previous.subject, attribute=previous.attribute, value=new_value, type=previous.type,
+                     importance=previous.importance, multi=multi, text=new_text, clause=correction.clause,
+                     update_cue=True, replaced_value=previous.value, rule="correction")
+
+
+def structured(subject: str, attribute: str, value: str, mem_type: str) -> Candidate:
+    """A candidate for a memory given directly as (subject, attribute, value)."""
+    attr = slug(attribute)
+    slot = SLOTS.get(attr)
+    subj = subject.strip().casefold() or "user"
+    name = "User" if subj == "user" else ("Project" if subj == "project" else subject.strip())
+    label = attribute.strip().replace("_", " ")
+    text = finish_sentence(f"{name}'s {label} is {value.strip()}" if name != "Project" else f"Project {label} is {value.strip()}")
+    return Candidate(
+        subject=subj, attribute=attr, value=value.strip(), type=mem_type,
+        importance=slot.importance if slot else 0.6, multi=slot.multi if slot else False, text=text,
+        clause=f"{subject}: {attribute} = {value}", update_cue=False, rule="structured",
+    )
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    """Turns one message into fact candidates. Passed to MemoryEngine(extractor=...), like embedder=.
+
+    `name` identifies it in evaluation runs. An extractor returns [] for small talk, questions and
+    requests that hold no fact; it never raises on well-formed text.
+    """
+
+    name: str
+
+    def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]: ...
+
+
+class RuleExtractor:
+    """The default extractor: the rule table of this package, no model needed."""
+
+    name = "rules"
+
+    def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]:
+        return extract(message, speaker=speaker)

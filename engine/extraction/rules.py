@@ -1,0 +1,262 @@
+"""The rule table: each row turns one way of saying a fact into (subject, attribute, value).
+
+Rules are tried in order on a clause (first person, cue words such as "actually" already stripped);
+the first row whose pattern matches and which finds something wins. A row has:
+
+- ``name``: unique; it is the ``rule`` of every Candidate the row produces, so an ingest trace can
+  say which rule understood a clause.
+- ``attribute``: the slot(s) the row fills, comma separated; ``*`` patterns allowed where the slot
+  depends on the words ("favorite_*"). A test checks that every example lands in one of them.
+- ``pattern``: a regular expression (case-insensitive unless ``flags`` says otherwise).
+- either a ``template`` (the stored sentence from ``{S}`` the speaker, ``{P}`` their possessive and
+  ``{v}`` the value; no template means the clause itself in third person) with ``value`` turning the
+  ``v`` group into the stored value; or a ``handler`` from handlers.py when words must be checked or
+  a slot chosen.
+- ``examples``: (message, expected) pairs, expected being a (subject, attribute, value) triple or
+  the stored sentence. tests/test_rules.py runs every example through the whole ``extract()`` and
+  checks that this row produced it, so no rule goes untested.
+
+Adding a rule: add a row where it must win against the rows around it (an earlier row shadows a
+later one), with at least one example, e.g.::
+
+    Rule("commute", "commute", r"^i (?:commute|get to work) by\\s+(?P<v>.+)",
+         template="{S} commutes by {v}.", examples=[
+             ("I commute by bike", ("user", "commute", "bike")),
+             ("I get to work by train", "User commutes by train."),
+         ]),
+
+then run ``pytest tests/test_rules.py tests/test_extract.py``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Optional, Sequence, Union
+
+from . import handlers
+from .handlers import Found
+from .values import clean_value, strip_when
+from .vocabulary import DIETS, EVENT_NOUNS, INSTRUMENTS, PETS, PROJECT_ATTRS, SPORTS, WHEN
+
+Triple = tuple[str, str, str]
+Example = tuple[str, Union[Triple, str]]
+
+
+def clean_when(value: str) -> str:
+    """A place without the time it was said of: "Lisbon last month" -> "Lisbon"."""
+    return strip_when(clean_value(value))
+
+
+def clean_lower(value: str) -> str:
+    return clean_value(value).lower()
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    attribute: str
+    pattern: str
+    template: Optional[str] = None
+    handler: Optional[Callable[[str, "re.Match[str]", str, str], handlers.Handled]] = None
+    value: Callable[[str], str] = clean_value
+    subject: Optional[str] = None
+    type: Optional[str] = None
+    flags: int = re.IGNORECASE
+    examples: Sequence[Example] = ()
+    regex: "re.Pattern[str]" = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.handler is not None and (self.template is not None or self.value is not clean_value
+                                         or self.subject is not None or self.type is not None):
+            raise ValueError(f"rule {self.name}: a handler decides text, value, subject and type itself")
+        object.__setattr__(self, "regex", re.compile(self.pattern, self.flags))
+
+    def apply(self, clause: str, S: str, P: str) -> list[Found]:
+        """What this rule finds in the clause, each finding named after the rule; [] when nothing."""
+        m = self.regex.search(clause)
+        if not m:
+            return []
+        if self.handler is not None:
+            result = self.handler(clause, m, S, P)
+            found = result if isinstance(result, list) else [result] if result else []
+        else:
+            v = self.value(m["v"])
+            text = self.template.format(S=S, P=P, v=v) if self.template is not None else None
+            found = [Found(self.attribute, v, text, subject=self.subject, type=self.type)]
+        return [replace(f, rule=self.name) for f in found]
+
+
+# Pattern pieces several rows share.
+_I = r"(?:i|we)"
+_IM = r"(?:i'm|im|i am|we're|we are)"
+_NOW = r"(?:(?:now|currently|still|also|actually|just|recently|finally|really|officially|happily)\s+)*"
+_LIVE = (
+    rf"^(?:{_I}\s+{_NOW}(?:live|living|reside|residing|stay|staying|am living|'m living|am staying|am based|"
+    rf"am located|have been living|'ve been living|'ve lived|have lived)|{_IM}\s+{_NOW}(?:living|based|located|"
+    rf"staying|residing|settled))\s+(?:in|at|near|out of|on)\s+(?P<v>.+)"
+)
+
+
+_PROJECT_ATTR_ALT = "|".join(sorted((re.escape(k) for k in PROJECT_ATTRS), key=len, reverse=True))
+
+
+_PROJECT_VERB = (
+    r"(?:(?:has|had)\s+been\s+|is\s+|was\s+|got\s+|will be\s+|just\s+|now\s+)*"
+    r"(?P<verb>moved|pushed(?:\s+back)?|changed|set|extended|shifted|rescheduled|postponed|delayed|brought forward|"
+    r"moved up|bumped|updated|locked|fixed|switched|migrated|runs on|uses|lives on|lives at|is on|is hosted on|"
+    r"hosted on|deployed (?:on|to)|called|named|is|was|will be|=|:)"
+)
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("name", "name", rf"^(?:my name is|my name's|{_IM} called|call me|people call me|everyone calls me|you can call me)\s+(?P<v>[^,.;!?]+)",
+         template="{P} name is {v}.", examples=[
+         ]),
+    Rule("name_intro", "name", r"^(?i:i'm|im|i am|this is)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s*[.!]?$",
+         handler=handlers.name_intro, flags=0, examples=[
+         ]),
+    Rule("age", "age", rf"^{_IM}\s+{_NOW}(?P<v>\d{{1,3}})(?:\s*(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*(?:now|today|this year)?$",
+         template="{S} is {v} years old.", examples=[
+         ]),
+    Rule("turned", "age", r"^i (?:just )?turned (?P<v>\d{1,3})\b",
+         template="{S} is {v} years old.", examples=[
+         ]),
+    Rule("birthday", "birthday", r"^(?:my (?:birthday|bday|date of birth) is|i was born on|my birthday falls on)\s+(?:on\s+)?(?P<v>.+)",
+         template="{P} birthday is {v}.", examples=[
+         ]),
+    Rule("hometown", "hometown, birthday", rf"^{_I} (?:was )?(?:born|grew up|raised)\s+(?:and raised\s+)?in\s+(?P<v>.+)|^{_IM} (?:originally )?from\s+(?P<w>.+)",
+         handler=handlers.hometown, examples=[
+         ]),
+    Rule("live", "location", _LIVE,
+         template="{S} lives in {v}.", value=clean_when, examples=[
+         ]),
+    Rule("moved", "location", rf"^(?:{_I}\s+{_NOW}(?:have\s+|'ve\s+)?(?:moved|relocated|moving|relocating|am moving|am relocating)|{_IM}\s+{_NOW}(?:moving|relocating))\s+(?:back\s+)?(?:to|into)\s+(?P<v>.+)",
+         handler=handlers.moved, examples=[
+         ]),
+    Rule("moved_from_to", "location", r"^(?:i|we) (?:just )?(?:moved|relocated) from\s+(?P<old>.+?)\s+to\s+(?P<v>.+)",
+         handler=handlers.moved_from_to, examples=[
+         ]),
+    Rule("home", "location", r"^(?:my (?:home|address|home address|city|location)(?: now)? is|home is(?: now)?)\s+(?:in\s+)?(?P<v>.+)",
+         template="{S} lives in {v}.", examples=[
+         ]),
+    Rule("job_at_employer", "job_title, employer", rf"^(?i:{_IM}\s+{_NOW}(?:an?\s+))(?P<job>.+?)\s+(?i:at|for)\s+(?P<emp>[A-Z0-9].+)$",
+         handler=handlers.job_at, flags=0, examples=[
+         ]),
+    Rule("work_as_at_employer", "job_title, employer", rf"^(?i:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working)\s+as\s+(?:an?\s+|the\s+)?)(?P<job>.+?)\s+(?i:at|for|in)\s+(?P<emp>[A-Z0-9].+)$",
+         handler=handlers.job_at, flags=0, examples=[
+         ]),
+    Rule("employer", "employer", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by|with)|{_I}\s+{_NOW}(?:(?:started|got|landed|accepted|took|began)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|gig)\s+(?:at|with)|joined|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)",
+         handler=handlers.employer, examples=[
+         ]),
+    Rule("job", "job_title", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working)\s+as|my (?:job|role|position|title|job title|profession|occupation) is|{_I}\s+{_NOW}(?:became|got promoted to|was promoted to|have become))\s+(?:an?\s+|the\s+)?(?P<v>.+)",
+         handler=handlers.job, examples=[
+         ]),
+    Rule("diet", "diet", rf"^{_IM}\s+{_NOW}(?:an?\s+)?(?P<v>(?:{DIETS}))(?:\s+now)?\b(?P<rest>.*)$",
+         examples=[
+         ]),
+    Rule("job_identity", "job_title", rf"^{_IM}\s+{_NOW}(?:an?\s+)(?P<v>.+)$",
+         handler=handlers.job_identity, examples=[
+         ]),
+    Rule("diet_not", "diet", r"^i (?:(?:don't|do not|no longer|never|can't|cannot|won't) (?:eat|consume|touch)|(?:stopped|quit|gave up) eating)\s+(?P<v>.+)",
+         handler=handlers.diet_not, examples=[
+         ]),
+    Rule("allergy", "allergies", r"^(?:i'?m|i am|i've always been|i have been)\s+(?:severely |very |mildly |deathly |really )?allergic to\s+(?P<v>.+)|^i have an? (?P<w>.+?) allergy",
+         handler=handlers.allergy, examples=[
+         ]),
+    Rule("pets", "pets", rf"^(?:i|we)\s+{_NOW}(?:have|own|got|adopted|have got|'ve got|rescued|am getting|'m getting|are getting|just got)\s+(?P<v>(?:an?|one|two|three|four|\d+|some|several)?\s*(?:[\w-]+\s+){{0,3}}?(?:{PETS})\b.*)",
+         examples=[
+         ]),
+    Rule("pet_name", "pets", rf"^(?i:my) (?P<kind>(?i:{PETS}))(?i:'s name)? (?i:is) (?i:called |named )?(?P<v>[A-Z][\w'-]+.*)$",
+         handler=handlers.pet_name, flags=0, examples=[
+         ]),
+    Rule("count", "*_count", r"^(?:i|we) (?:have|'ve got|have got) (?P<n>no|zero|one|two|three|four|five|six|seven|eight|nine|ten|\d+) (?P<noun>siblings?|kids?|children|child|pets?)\b",
+         handler=handlers.count, examples=[
+         ]),
+    Rule("sibling", "siblings, children", r"^(?:i|we) have (?:an?|one|two|three|\d+) (?:(?:older|younger|little|big|twin|step|half)[\s-])?(?P<rel>sister|brother|son|daughter|kid|child)s?\b(?:\s+(?:named|called)\s+(?P<v>[A-Z][\w'-]+))?",
+         handler=handlers.sibling, examples=[
+         ]),
+    Rule("relation_name", "partner, mother, father, siblings, children", r"^(?i:my (?:(?:older|younger|little|big|twin|step|half)[\s-])?)(?P<rel>(?i:wife|husband|spouse|partner|girlfriend|boyfriend|fiancée?|fiance|mom|mum|mother|dad|father|sister|brother|son|daughter|kid))(?i:'s name)? (?i:is) (?i:called |named )?(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s*$",
+         handler=handlers.relation_name, examples=[
+         ]),
+    Rule("languages", "languages", r"^(?:i|we)\s+(?:also\s+)?(?:speak|can speak|am fluent in|'m fluent in|speak fluent|am a native speaker of|'m a native speaker of)\s+(?P<v>.+)",
+         examples=[
+         ]),
+    Rule("instrument", "instruments", rf"^i\s+{_NOW}(?:play|can play|have been playing|'ve been playing|started playing|learned to play|learnt to play)\s+(?:the\s+|a\s+little\s+|some\s+)?(?P<v>(?:{INSTRUMENTS}))\b",
+         value=clean_lower, examples=[
+         ]),
+    Rule("sport", "hobbies", rf"^i\s+{_NOW}(?:play|enjoy playing|love playing|like playing)\s+(?P<v>(?:{SPORTS}))\b",
+         value=clean_lower, examples=[
+         ]),
+    Rule("hobby", "hobbies", r"^(?:my (?:main |favou?rite |big )?hobb(?:y|ies) (?:is|are|include)|in my (?:free|spare) time,? i(?: like to| love to| enjoy)?|for fun,? i)\s+(?P<v>.+)",
+         examples=[
+         ]),
+    Rule("go_ing", "hobbies", r"^i (?:go|love going|like going|enjoy going|went)\s+(?P<v>\w+ing)\b(?P<rest>.*)$",
+         examples=[
+         ]),
+    Rule("favorite", "favorite_*", r"^(?:my (?:favou?rite|fav|favorite|preferred|go-to)\s+(?P<kind>[\w\s-]+?)\s+(?:is|are|has to be|would be|was|remains)\s+(?P<v>.+)|(?P<v2>[^,]+?)\s+(?:is|are) (?:still |now |definitely )?my (?:new |all-time |absolute )?(?:favou?rite|fav)\s+(?P<kind2>[\w\s-]+?))$",
+         handler=handlers.favorite, examples=[
+         ]),
+    Rule("likes", "likes, *", r"^i (?:really |absolutely |also |just |still |totally )*(?:prefer|like|love|enjoy|adore|am into|'m into|am a (?:big |huge )?fan of|'m a (?:big |huge )?fan of|dig|can't live without|am obsessed with|'m obsessed with)\s+(?P<v>.+)",
+         handler=handlers.likes, examples=[
+         ]),
+    Rule("dislikes", "dislikes", r"^i (?:really |absolutely |just )*(?:hate|dislike|can't stand|cannot stand|detest|despise|don't like|do not like|don't enjoy|am not a fan of|'m not a fan of|avoid)\s+(?P<v>.+)",
+         type="preference", examples=[
+         ]),
+    Rule("code_in", "programming_languages", r"^(?:i|we)\s+(?:mostly |mainly |usually |primarily |now |currently )*(?:code|program|write code|develop|write)\s+(?:mostly |mainly |primarily )?in\s+(?P<v>.+)",
+         examples=[
+         ]),
+    Rule("use", "*", rf"^(?:(?:i|we)\s+{_NOW}(?:use|am using|'m using|are using|run|am running|'m running|'re using|'re running|rely on|daily-drive|daily drive|work on|work with|have|own|drive)|{_IM}\s+{_NOW}(?:using|on|running)|(?:i|we)\s+{_NOW}(?:switched|switch|moved|migrated|changed|upgraded|went back|am switching|'m switching|are switching|'re switching|are moving|'re moving|are migrating|'re migrating)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to)\s+(?P<v>.+)",
+         handler=handlers.use, examples=[
+         ]),
+    Rule("building", "framework, project_description", r"^(?:i'?m|i am|we'?re|we are)\s+(?:currently |now |still |also )*(?:building|working on|developing|making|creating|writing|shipping|prototyping|hacking on)\s+(?P<v>.+)",
+         handler=handlers.building, examples=[
+         ]),
+    Rule("project_attr", "*", rf"^(?:(?:the|my|our|this)\s+)?(?:project(?:'s)?\s+|app(?:'s)?\s+|site(?:'s)?\s+|product(?:'s)?\s+)?(?:(?P<qual>[a-z][\w-]*)\s+)??(?P<attr>{_PROJECT_ATTR_ALT})\s*{_PROJECT_VERB}\s*(?:(?:now|still)\s+)?(?:to|for|on|at|until|as|from\s+\S.*?\s+to)?\s*(?P<v>.+)",
+         handler=handlers.project_attr, examples=[
+         ]),
+    Rule("due", "deadline", r"^(?:it's|it is|the (?:project|app|release|launch|mvp|demo) is|everything is|we(?:'re| are) (?:due|shipping|launching|releasing)|we (?:ship|launch|release|go live))\s+(?:now\s+)?(?:due|shipping|launching|releasing)?\s*(?:on|by|in|for|before)\s+(?P<v>.+)",
+         subject="project", type="project_detail", examples=[
+         ]),
+    Rule("project_name", "project_name", r"^(?:(?:the|my|our) )?(?:project|app|product|startup|side project) is (?:called|named)\s+(?P<v>.+)",
+         template="The project is called {v}.", subject="project", type="project_detail", examples=[
+         ]),
+    Rule("event", "date, deadline", rf"^(?:(?:i|we) (?:have|'ve got|got|have got)|there(?:'s| is)|(?:my|our|the))\s+(?:an?\s+|my\s+|our\s+|the\s+)?(?P<e>[\w\s'-]{{0,30}}?(?:{EVENT_NOUNS})(?:\s+(?:with|to|at|for|in)\s+(?:the\s+|my\s+|our\s+)?[\w'-]+)?)\s+(?:is\s+|was\s+|got\s+|has been\s+|'s\s+)?(?:(?:lands|departs|leaves|starts|begins|ends|arrives|happens|takes place)\s+)?(?:now\s+)?(?:moved\s+|rescheduled\s+|pushed\s+|postponed\s+|changed\s+|set\s+|scheduled\s+|planned\s+|booked\s+)?(?:to\s+|for\s+)?(?P<v>{WHEN}.*)$",
+         handler=handlers.event, examples=[
+         ]),
+    Rule("trip", "date", r"^(?:i'?m|i am|we'?re|we are)\s+(?:going|flying|traveling|travelling|heading|driving|off|visiting|taking a trip)\s+(?:to\s+)?(?P<e>.+?)\s+(?P<v>(?:on|in|next|this|tomorrow|for|over|during|at the end of)\b.+)$",
+         handler=handlers.trip, examples=[
+         ]),
+    Rule("goal", "goal", r"^(?:my (?:main |big |long[- ]term |career |ultimate |new |current )?(?:goal|dream|ambition|plan|aim|resolution|objective) (?:is|for this year is|this year is) to|i (?:really )?(?:want|wanna|would like|'d like|hope|plan|am planning|'m planning|intend|aim|am aiming|'m aiming|am hoping|'m hoping|am trying|'m trying|dream) to|i(?:'m| am) (?:training|preparing|saving up|studying) for)\s+(?P<v>.+)",
+         type="goal", examples=[
+         ]),
+    Rule("learning", "learning", r"^(?:i'?m|i am)\s+(?:currently |also |now )*(?:learning|studying|taking (?:a )?(?:course|class)(?:es)? (?:in|on))\s+(?P<v>.+)",
+         type="goal", examples=[
+         ]),
+    Rule("education", "education", r"^(?:i (?:study|studied|majored in|graduated in|have a degree in|'ve got a degree in|hold a degree in)|i graduated from|i went to|i(?:'m| am) (?:a (?:student|freshman|sophomore|junior|senior) )?at)\s+(?P<v>.+)",
+         examples=[
+         ]),
+    Rule("new_person", "*", r"^(?:i|we) (?:have|got|'ve got|have got) (?:an?\s+)?(?:new\s+)?(?P<rel>[a-z][\w -]{1,30}?)(?:\s+now)?(?:,|\s+and|\s+-)?\s+(?:(?:his|her|their) name is|(?:he|she|they)(?:'s| is| are) called|named|called)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)",
+         handler=handlers.new_person, examples=[
+         ]),
+    Rule("bought_home", "location", r"^(?:i|we) (?:just\s+)?(?:bought|rented|purchased|found|got) (?:a|an|our|my) (?:new\s+)?(?:house|home|flat|apartment|condo|place) (?:in|near)\s+(?P<v>.+)",
+         template="{S} lives in {v}.", value=clean_when, examples=[
+         ]),
+    Rule("deploy", "hosting", r"^(?:(?:we|i) (?:deploy|host|ship|run)(?: it| the app| the site| the project| everything| our app| my app)?|(?:the|our|my) (?:app|site|project|api|service|backend|frontend) (?:is deployed|is hosted|runs|is running|lives))\s+(?:on|to|at|with|in)\s+(?P<v>.+)",
+         handler=handlers.deploy, examples=[
+         ]),
+    Rule("project_uses", "framework, hosting, project_database, project_language", r"^(?:the|our|my) (?:app|site|project|api|service|product|codebase|backend|frontend) (?:uses|is built (?:with|on|in)|is written in|relies on|runs on|is using)\s+(?P<v>.+)",
+         handler=handlers.project_uses, examples=[
+         ]),
+    Rule("my_x_is", "*", r"^(?:my|our) (?P<attr>[a-z][\w\s'-]{0,30}?)\s+(?P<cop>is|are|was|were|=|:)\s+(?P<v>.+)",
+         handler=handlers.my_x_is, examples=[
+         ]),
+)
+
+
+def apply_rules(clause: str, S: str, P: str) -> list[Found]:
+    """The findings of the first rule that understands the clause."""
+    for row in RULES:
+        found = row.apply(clause, S, P)
+        if found:
+            return found
+    return []

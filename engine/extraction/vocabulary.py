@@ -1,0 +1,277 @@
+"""The data extraction reads: canonical slots, the gazetteer of well-known names, word lists and cue patterns.
+
+Nothing here runs at import time beyond compiling regular expressions.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    type: str
+    multi: bool
+    importance: float
+    description: str
+    subject: str = "user"
+
+
+def _slots(*rows: tuple) -> dict[str, Slot]:
+    return {row[0]: Slot(*row) for row in rows}
+
+
+# Canonical attributes. `multi` slots accumulate values ("I also play piano"); single ones are replaced.
+SLOTS: dict[str, Slot] = _slots(
+    ("name", "fact", False, 0.8, "the person's name, what they are called"),
+    ("age", "fact", False, 0.6, "how old the person is, their age in years"),
+    ("birthday", "fact", False, 0.7, "birthday, date of birth, when they were born"),
+    ("location", "fact", False, 0.7, "where the person lives: city, country, home address, place of residence"),
+    ("hometown", "fact", False, 0.6, "where the person is from, grew up, hometown, place of birth"),
+    ("employer", "fact", False, 0.7, "the company or organisation the person works for, employer, workplace"),
+    ("job_title", "fact", False, 0.7, "the person's job, occupation, role, profession, position"),
+    ("education", "fact", False, 0.6, "school, university, degree, what the person studies or studied"),
+    ("partner", "fact", False, 0.7, "wife, husband, spouse, partner, girlfriend, boyfriend"),
+    ("mother", "fact", False, 0.6, "the person's mother, mom"),
+    ("father", "fact", False, 0.6, "the person's father, dad"),
+    ("siblings", "fact", True, 0.6, "brother or sister, siblings"),
+    ("children", "fact", True, 0.7, "son or daughter, kids, children"),
+    ("pets", "fact", True, 0.6, "pet animals: dog, cat, bird, fish, their names"),
+    ("languages", "fact", True, 0.6, "human languages the person speaks: English, Spanish, Japanese"),
+    ("email", "fact", False, 0.6, "email address"),
+    ("phone", "fact", False, 0.6, "phone number, mobile number"),
+    ("timezone", "fact", False, 0.6, "time zone"),
+    ("car", "fact", False, 0.5, "the car or vehicle the person drives"),
+    ("allergies", "fact", True, 0.9, "allergies, allergic reactions to food or medicine, health constraints"),
+    ("health", "fact", True, 0.7, "medical conditions, health, injuries, medication"),
+    ("diet", "preference", False, 0.8, "diet: vegetarian, vegan, keto, gluten-free, food they do not eat"),
+    ("os", "preference", False, 0.6, "computer operating system: Linux, Windows, macOS"),
+    ("editor", "preference", False, 0.6, "code editor or IDE: Vim, VS Code, Emacs"),
+    ("shell", "preference", False, 0.5, "command line shell: bash, zsh, fish"),
+    ("browser", "preference", False, 0.5, "web browser: Firefox, Chrome, Safari"),
+    ("phone_model", "preference", False, 0.5, "mobile phone model: iPhone, Android, Pixel"),
+    ("laptop", "preference", False, 0.5, "laptop or computer hardware the person uses"),
+    ("theme", "preference", False, 0.5, "colour theme of the editor or apps: dark mode, light mode"),
+    ("indentation", "preference", False, 0.5, "code formatting: tabs or spaces, indentation width"),
+    ("programming_languages", "preference", True, 0.6, "programming languages the person codes in"),
+    ("database", "preference", False, 0.6, "database the person prefers: PostgreSQL, MySQL, MongoDB"),
+    ("tools", "preference", True, 0.5, "software tools, apps and services the person uses"),
+    ("favorite_food", "preference", False, 0.6, "favourite food, dish, cuisine the person likes to eat"),
+    ("favorite_drink", "preference", False, 0.6, "favourite drink: coffee, tea, beer, wine"),
+    ("favorite_color", "preference", False, 0.5, "favourite colour"),
+    ("favorite_music", "preference", False, 0.6, "favourite music, band, artist, song, music genre"),
+    ("favorite_movie", "preference", False, 0.5, "favourite movie or film"),
+    ("favorite_book", "preference", False, 0.5, "favourite book or author"),
+    ("favorite_show", "preference", False, 0.5, "favourite TV show or series"),
+    ("favorite_sport", "preference", False, 0.5, "favourite sport or team"),
+    ("favorite_game", "preference", False, 0.5, "favourite video game or board game"),
+    ("likes", "preference", True, 0.55, "things the person likes, loves or enjoys"),
+    ("dislikes", "preference", True, 0.55, "things the person dislikes, hates or avoids"),
+    ("hobbies", "preference", True, 0.6, "hobbies, sports and pastimes: hiking, climbing, painting, chess"),
+    ("instruments", "preference", True, 0.6, "musical instruments the person plays: guitar, piano, violin"),
+    ("goal", "goal", True, 0.7, "goals, plans, ambitions, what the person wants to achieve"),
+    ("learning", "goal", True, 0.65, "what the person is currently learning or studying"),
+    ("event", "event", True, 0.7, "upcoming events: meetings, appointments, trips, conferences, interviews"),
+    ("project_name", "project_detail", False, 0.7, "the name of the project or app", "project"),
+    ("project_description", "project_detail", False, 0.7, "what the project or app being built is", "project"),
+    ("framework", "project_detail", False, 0.8, "the project's framework: Next.js, Django, Rails", "project"),
+    ("project_language", "project_detail", False, 0.7, "the project's programming language", "project"),
+    ("project_database", "project_detail", False, 0.8, "the project's database", "project"),
+    ("frontend", "project_detail", False, 0.7, "the project's frontend, UI framework", "project"),
+    ("backend", "project_detail", False, 0.7, "the project's backend, server framework", "project"),
+    ("hosting", "project_detail", False, 0.7, "where the project is hosted or deployed: AWS, Vercel", "project"),
+    ("deadline", "project_detail", False, 0.9, "project deadline, due date, launch or release date", "project"),
+    ("budget", "project_detail", False, 0.8, "project budget, cost limit", "project"),
+    ("repository", "project_detail", False, 0.6, "code repository URL, GitHub repo", "project"),
+    ("port", "project_detail", False, 0.6, "the port the app or server runs on", "project"),
+    ("team", "project_detail", False, 0.6, "the project team: size, members, who works on it", "project"),
+    ("client", "project_detail", False, 0.7, "the client or customer the project is for", "project"),
+    ("sibling_count", "fact", False, 0.6, "how many brothers and sisters the person has"),
+    ("children_count", "fact", False, 0.7, "how many children the person has"),
+    ("pet_count", "fact", False, 0.5, "how many pets the person has"),
+    ("note", "fact", True, 0.5, "other information about the person"),
+)
+
+
+# --- gazetteer: well-known names that tell which slot a value belongs to ---------------------
+
+KNOWN = {
+    "os": "arch linux|arch|ubuntu|debian|fedora|linux mint|mint|manjaro|linux|windows 11|windows 10|windows|"
+    "macos|mac os|osx|os x|pop!_os|pop os|nixos|gentoo|freebsd|chromeos|chrome os|endeavouros|opensuse",
+    "editor": "neovim|nvim|vim|emacs|vs ?code|visual studio code|visual studio|sublime text|sublime|atom|intellij|"
+    "pycharm|webstorm|goland|clion|rider|zed|helix|nano|cursor|xcode|android studio|notepad\\+\\+|jetbrains",
+    "shell": "bash|zsh|fish shell|fish|powershell|nushell",
+    "browser": "firefox|chrome|chromium|safari|edge|brave|arc browser|opera|vivaldi",
+    "database": "postgresql|postgres|mysql|mariadb|sqlite|mongodb|mongo|redis|dynamodb|cassandra|supabase|"
+    "firebase|firestore|neo4j|cockroachdb|oracle|sql server|duckdb|elasticsearch|clickhouse|planetscale",
+    "framework": "next\\.?js|nextjs|react native|react|vue(?:\\.js)?|nuxt|sveltekit|svelte|angular|django|flask|"
+    "fastapi|ruby on rails|rails|laravel|spring boot|spring|express(?:\\.js)?|nestjs|remix|astro|gatsby|flutter|"
+    "electron|tauri|phoenix|asp\\.net|\\.net|streamlit|htmx|solidjs|qwik|ember",
+    "programming_languages": "python|javascript|typescript|rust|golang|go|java|kotlin|swift|c\\+\\+|c#|ruby|php|"
+    "scala|elixir|haskell|clojure|dart|julia|lua|zig|ocaml|perl|fortran|cobol|r",
+    "hosting": "aws|amazon web services|gcp|google cloud|azure|vercel|netlify|heroku|fly\\.io|render|digitalocean|"
+    "cloudflare|railway|linode|hetzner|github pages|kubernetes|k8s",
+    "phone_model": "iphone(?: \\d+)?|android|pixel(?: \\d+)?|galaxy s\\d+|samsung galaxy|oneplus",
+    "laptop": "macbook(?: pro| air)?|thinkpad|xps|surface|framework laptop|chromebook",
+    "theme": "dark mode|light mode|dark theme|light theme|solarized|dracula|gruvbox|monokai",
+    "indentation": "tabs|spaces|\\d+[- ]space indent(?:ation)?",
+}
+KNOWN_RE = {slot: re.compile(rf"(?<![\w.])(?:{pat})(?![\w])", re.IGNORECASE) for slot, pat in KNOWN.items()}
+
+
+def known_slot(value: str) -> tuple[str, str] | None:
+    """The slot a well-known product name belongs to, and the name as matched."""
+    for slot, pattern in KNOWN_RE.items():
+        m = pattern.search(value)
+        if m:
+            return slot, m.group(0)
+    return None
+
+
+# --- cues: words that mark an update, a correction or an important constraint ------------------
+
+CUE_PREFIX = re.compile(
+    r"^(?:(?:actually|correction|update|oops|sorry|scratch that|wait|no wait|oh wait|my bad|i meant|"
+    r"i misspoke|to correct myself|let me correct that|small correction|quick correction|change of plans|"
+    r"never mind|nevermind|no|nope|not quite|turns out|as of (?:today|now|this week)|these days|nowadays|"
+    r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now)\b[\s,:;!.-]*)+",
+    re.IGNORECASE,
+)
+UPDATE_CUES = re.compile(
+    r"\b(?:actually|moved|moving|relocated|switched|switching|changed|changing|no longer|not anymore|anymore|"
+    r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|"
+    r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
+    r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
+    r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling)\b",
+    re.IGNORECASE,
+)
+FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECASE)
+INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|not)\s+(?P<old>[\w .+#-]+?)(?:[,.;]|$)", re.IGNORECASE)
+IMPORTANT = re.compile(
+    r"\b(?:important|must|never|always|critical|crucial|required|requirement|hard constraint|allergic|"
+    r"urgent|essential|can't|cannot|strictly)\b",
+    re.IGNORECASE,
+)
+
+
+TRAILING_PLEASANTRY = re.compile(
+    r"(?:[\s,;:!.-]+(?:nice to meet you|pleased to meet you|good to meet you|thanks|thank you|cheers|lol|haha|"
+    r"btw|by the way|fyi|just so you know|:\)|:-\)|;\))+)+[\s!.]*$",
+    re.IGNORECASE,
+)
+
+
+TRAILING_NOISE = re.compile(
+    r"(?:\s*[,;]?\s*(?:now|these days|nowadays|anymore|any more|instead|currently|at the moment|right now|"
+    r"as well|too|lol|haha|though|btw|by the way|for now|again|actually)\b)+\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+TRAILING_WHEN = re.compile(
+    r"(?:\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+)\s+"
+    r"(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|\d{4}|days|weeks|months|years)s?(?:\s+ago)?|\s+(?:recently|"
+    r"lately|yesterday|today|ago|for good|permanently|for work|for a new job|with my family|with my partner))+$",
+    re.IGNORECASE,
+)
+
+
+# --- word lists the rules match against ---------------------------------------------------------
+
+JOB_NOUNS = re.compile(
+    r"\b(?:engineer|developer|dev|designer|manager|teacher|nurse|doctor|physician|surgeon|student|scientist|"
+    r"analyst|consultant|architect|lawyer|attorney|accountant|writer|editor|journalist|artist|musician|chef|"
+    r"cook|baker|pilot|driver|researcher|professor|lecturer|intern|founder|ceo|cto|cfo|director|lead|"
+    r"administrator|admin|technician|mechanic|electrician|plumber|carpenter|photographer|therapist|"
+    r"pharmacist|dentist|vet|veterinarian|programmer|coder|freelancer|contractor|officer|agent|assistant|"
+    r"specialist|coordinator|sre|devops|owner|entrepreneur|marketer|salesperson|recruiter|librarian|"
+    r"paramedic|firefighter|soldier|farmer|tutor|coach|trainer|translator|economist|statistician|"
+    r"biologist|chemist|physicist|mathematician|psychologist|counselor|counsellor|social worker|barista|"
+    r"waiter|waitress|bartender|cashier|clerk|secretary|receptionist|producer|animator|illustrator|"
+    r"tester|qa|pm|product manager|data scientist|retiree|retired|unemployed)s?\b",
+    re.IGNORECASE,
+)
+DIETS = (
+    r"vegan|vegetarian|pescatarian|pescetarian|keto|on keto|paleo|gluten[- ]free|lactose[- ]intolerant|"
+    r"dairy[- ]free|kosher|halal|plant[- ]based|carnivore|flexitarian"
+)
+PETS = (
+    r"dog|dogs|puppy|puppies|cat|cats|kitten|kittens|parrot|hamster|rabbit|bunny|fish|goldfish|turtle|tortoise|"
+    r"snake|lizard|horse|bird|birds|ferret|guinea pig|gecko|chinchilla|hedgehog|budgie|cockatiel|rat|mouse|"
+    r"retriever|labrador|poodle|beagle|terrier|husky|corgi|bulldog|shepherd|spaniel|dachshund|chihuahua|"
+    r"pug|collie|maine coon|siamese|tabby"
+)
+INSTRUMENTS = (
+    r"guitar|electric guitar|acoustic guitar|piano|keyboard|violin|viola|drums|bass|bass guitar|cello|flute|"
+    r"saxophone|sax|ukulele|trumpet|clarinet|harp|banjo|accordion|harmonica|trombone|oboe|mandolin|synth"
+)
+SPORTS = (
+    r"tennis|football|soccer|basketball|baseball|volleyball|chess|golf|hockey|rugby|cricket|badminton|"
+    r"squash|padel|pickleball|table tennis|ping pong|video games|board games|poker|bridge|frisbee|ultimate"
+)
+EVENT_NOUNS = (
+    r"meeting|appointment|interview|call|conference|trip|flight|exam|test|wedding|party|demo|presentation|"
+    r"review|standup|stand-up|dinner|lunch|vacation|holiday|checkup|check-up|surgery|concert|match|race|"
+    r"marathon|workshop|webinar|deadline|launch|release|hackathon|meetup|talk|class|lesson|session|visit|"
+    r"reunion|birthday party|ceremony|recital|game|tournament|sync|retro|retrospective|1:1|one-on-one|offsite"
+)
+WHEN = (
+    r"(?:on|at|in|next|this|tomorrow|tonight|today|every|each|later|coming|by|from|until|before|after|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d)"
+)
+RELATIONS = {
+    "wife": "partner", "husband": "partner", "spouse": "partner", "partner": "partner", "girlfriend": "partner",
+    "boyfriend": "partner", "fiance": "partner", "fiancé": "partner", "fiancee": "partner", "fiancée": "partner",
+    "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father", "father": "father",
+    "sister": "siblings", "brother": "siblings", "son": "children", "daughter": "children",
+    "kid": "children", "child": "children",
+}
+PROJECT_ATTRS = {
+    "deadline": "deadline", "due date": "deadline", "launch date": "deadline", "release date": "deadline",
+    "ship date": "deadline", "go-live date": "deadline", "go live date": "deadline", "demo day": "deadline",
+    "database": "project_database", "db": "project_database", "datastore": "project_database",
+    "framework": "framework", "frontend framework": "framework", "backend framework": "framework",
+    "frontend": "frontend", "backend": "backend", "stack": "framework", "tech stack": "framework",
+    "hosting": "hosting", "host": "hosting", "cloud": "hosting", "cloud provider": "hosting",
+    "hosting provider": "hosting", "server": "hosting", "deployment": "hosting",
+    "repo": "repository", "repository": "repository", "github repo": "repository", "git repo": "repository",
+    "port": "port", "budget": "budget", "team": "team", "team size": "team", "client": "client",
+    "customer": "client", "language": "project_language", "programming language": "project_language",
+    "name": "project_name", "codename": "project_name", "code name": "project_name",
+}
+PERSON_ATTRS = {
+    "name": "name", "first name": "name", "full name": "name", "nickname": "name", "age": "age",
+    "birthday": "birthday", "date of birth": "birthday", "bday": "birthday",
+    "address": "location", "home": "location", "home town": "hometown", "hometown": "hometown",
+    "city": "location", "location": "location", "employer": "employer", "company": "employer",
+    "workplace": "employer", "job": "job_title", "role": "job_title", "position": "job_title",
+    "title": "job_title", "job title": "job_title", "profession": "job_title", "occupation": "job_title",
+    "email": "email", "email address": "email", "e-mail": "email", "phone": "phone", "phone number": "phone",
+    "number": "phone", "cell": "phone", "mobile": "phone", "mobile number": "phone", "timezone": "timezone",
+    "time zone": "timezone", "car": "car", "diet": "diet", "os": "os", "operating system": "os",
+    "editor": "editor", "ide": "editor", "shell": "shell", "browser": "browser", "laptop": "laptop",
+    "phone model": "phone_model", "theme": "theme", "major": "education", "degree": "education",
+    "school": "education", "university": "education", "college": "education",
+    "goal": "goal", "main goal": "goal", "dream": "goal", "plan": "goal", "hobby": "hobbies",
+    "hobbies": "hobbies", "native language": "languages", "mother tongue": "languages",
+}
+FAVORITE_KINDS = {
+    "food": "favorite_food", "dish": "favorite_food", "meal": "favorite_food", "cuisine": "favorite_food",
+    "snack": "favorite_food", "dessert": "favorite_food", "fruit": "favorite_food", "pizza": "favorite_food",
+    "drink": "favorite_drink", "beverage": "favorite_drink", "coffee": "favorite_drink", "tea": "favorite_drink",
+    "beer": "favorite_drink", "wine": "favorite_drink", "cocktail": "favorite_drink",
+    "color": "favorite_color", "colour": "favorite_color", "band": "favorite_music", "artist": "favorite_music",
+    "singer": "favorite_music", "song": "favorite_music", "music": "favorite_music", "genre": "favorite_music",
+    "album": "favorite_music", "composer": "favorite_music", "musician": "favorite_music",
+    "movie": "favorite_movie", "film": "favorite_movie", "book": "favorite_book", "author": "favorite_book",
+    "novel": "favorite_book", "writer": "favorite_book", "show": "favorite_show", "tv show": "favorite_show",
+    "series": "favorite_show", "sport": "favorite_sport", "team": "favorite_sport", "game": "favorite_game",
+    "video game": "favorite_game", "board game": "favorite_game",
+}
+
+
+COUNT_NOUNS = {"sibling": "sibling_count", "kid": "children_count", "child": "children_count",
+                "children": "children_count", "pet": "pet_count"}

@@ -1,0 +1,127 @@
+"""How a memory sentence is voiced: first person rewritten to third person, sentences finished, names.
+
+"I use Arch Linux" is stored as "User uses Arch Linux."; with a named speaker, "Maya uses Arch Linux.".
+"""
+from __future__ import annotations
+
+import re
+
+
+_MODALS = {"can", "could", "will", "would", "should", "must", "might", "may", "shall", "did", "was", "had",
+           "used", "cannot", "can't", "won't", "wouldn't", "couldn't", "shouldn't", "didn't", "wasn't"}
+_PAST = set("""
+forgot got went had made took came saw knew thought told found gave left felt became began bought brought built
+caught chose drove ate fell flew grew heard held kept lost met paid ran read said sent sold spent stood taught
+wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cost lent meant slept sat misread
+""".split())
+_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "'m": "is", "don't": "doesn't",
+              "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
+              "aren't": "isn't"}
+_ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "never", "now", "currently",
+            "mostly", "recently", "definitely", "absolutely", "actually", "only", "sometimes", "already",
+            "finally", "totally", "truly", "generally", "mainly", "primarily", "normally", "basically", "kinda",
+            "rarely", "seriously", "honestly", "probably", "even", "newly", "no", "longer", "not", "kind", "of",
+            "sort", "pretty", "slowly", "happily", "officially", "again"}
+
+
+def _third_person_verb(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low in _MODALS or low in _PAST or low.endswith("ed") or not low.isalpha():
+        return verb
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def third_person(clause: str, name: str = "User") -> str:
+    """Rewrite a first-person clause about the speaker into a stored memory sentence.
+
+    "I use Arch Linux" -> "User uses Arch Linux."; "my dog is Rex" -> "User's dog is Rex."
+    """
+    possessive = f"{name}'s"
+    out: list[str] = []
+    words = re.findall(r"\S+", clause)
+    i = 0
+    expect_verb = False
+    while i < len(words):
+        w = words[i]
+        bare = re.sub(r"^[\"'(\[]+|[\"')\],.!?;:]+$", "", w)
+        lead = w[: w.find(bare)] if bare else ""
+        trail = w[w.find(bare) + len(bare):] if bare else w
+        low = bare.lower()
+        if low in ("i", "we"):
+            out.append(lead + name + trail)
+            expect_verb = True
+        elif low in ("i'm", "im", "we're"):
+            out.append(f"{lead}{name} is{trail}")
+            expect_verb = False
+        elif low in ("i've", "we've"):
+            out.append(f"{lead}{name} has{trail}")
+        elif low in ("i'd", "we'd"):
+            out.append(f"{lead}{name} would{trail}")
+        elif low in ("i'll", "we'll"):
+            out.append(f"{lead}{name} will{trail}")
+        elif low in ("my", "our"):
+            out.append(lead + possessive + trail)
+        elif low in ("mine", "ours"):
+            out.append(lead + possessive + trail)
+        elif low in ("me", "us"):
+            out.append(lead + ("them" if out else name) + trail)
+        elif low in ("myself", "ourselves"):
+            out.append(lead + "themselves" + trail)
+        elif expect_verb and low in _ADVERBS:
+            out.append(w)
+            i += 1
+            continue
+        elif expect_verb and bare:
+            if low == "do" and i + 1 < len(words) and words[i + 1].lower().startswith("not"):
+                out.append(lead + "does" + trail)
+            else:
+                out.append(lead + _third_person_verb(bare) + trail)
+            expect_verb = False
+        else:
+            out.append(w)
+            expect_verb = False
+        i += 1
+    sentence = " ".join(out).strip()
+    sentence = re.sub(r"\s+([,.!?;:])", r"\1", sentence)
+    return finish_sentence(sentence)
+
+
+def finish_sentence(sentence: str) -> str:
+    sentence = sentence.strip().rstrip(",;:-")
+    if not sentence:
+        return sentence
+    sentence = sentence[0].upper() + sentence[1:]
+    if sentence[-1] not in ".!?":
+        sentence += "."
+    return sentence
+
+
+def embedding_text(text: str, speaker: str | None) -> str:
+    """What is embedded for a memory: its text with the speaker's name written as "User".
+
+    Every memory of one person carries their name, so a question naming them would otherwise score
+    all of those memories on the name alone (the engine asks such questions about "the user" too).
+    """
+    if speaker:
+        name = " ".join(speaker.split())[:60]
+        if name:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "User", text)
+    return text
+
+
+def person_names(speaker: str | None) -> tuple[str, str, str]:
+    """(subject key, name used in sentences, possessive)."""
+    if speaker:
+        name = " ".join(speaker.split())[:60]
+        return name.casefold(), name, f"{name}'s"
+    return "user", "User", "User's"
+
+
+def article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
