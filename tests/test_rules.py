@@ -51,9 +51,16 @@ def test_a_row_without_template_stores_the_clause_in_third_person():
     assert found.text is None  # extract() then voices the clause: "User commutes by bike."
 
 
-def test_a_handler_row_cannot_also_have_a_template():
+@pytest.mark.parametrize("bad", [
+    dict(template="{S} is {v}.", handler=handlers.name_intro),  # a handler decides the text itself
+    dict(attribute="name, age"),  # a template row fills one slot
+    dict(pattern=r"^x (?P<value>.+)"),  # a template row reads the "v" group
+    dict(name="Has Spaces"),
+])
+def test_a_malformed_row_is_refused(bad):
+    row = dict(name="x", attribute="name", pattern=r"^x (?P<v>.+)") | bad
     with pytest.raises(ValueError):
-        Rule("x", "name", r"^x (?P<v>.+)", template="{S} is {v}.", handler=handlers.name_intro)
+        Rule(**row)
 
 
 def test_a_handler_that_finds_nothing_lets_the_next_rule_try():

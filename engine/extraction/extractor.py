@@ -18,12 +18,14 @@ from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
 from .voice import finish_sentence, person_names, third_person
 
+# "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
 _NEGATION = re.compile(
     r"^(?:i|we)\s+(?:(?:no longer|don't|do not|never|stopped|quit|gave up|dropped|ditched|am not|'m not|"
     r"are not|'re not)\s+(?:really\s+)?(?:have|own|use|using|play|playing|live|living|work|working|eat|eating|"
     r"drink|drinking|speak|like|love|do|go|drive|run|ride|keep|smoke|smoking)?)\b\s*(?P<rest>.*?)(?:\s+any\s?more)?\s*[.!]*$",
     re.IGNORECASE,
 )
+
 
 def slot_of(attribute: str, mem_type: str | None = None) -> Slot | None:
     """The canonical slot an attribute belongs to ("deadline_backend" -> deadline), if any."""

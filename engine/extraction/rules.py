@@ -66,10 +66,20 @@ class Rule:
     regex: "re.Pattern[str]" = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.handler is not None and (self.template is not None or self.value is not clean_value
-                                         or self.subject is not None or self.type is not None):
-            raise ValueError(f"rule {self.name}: a handler decides text, value, subject and type itself")
-        object.__setattr__(self, "regex", re.compile(self.pattern, self.flags))
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+            raise ValueError(f"rule name must be a lower-case identifier, got {self.name!r}")
+        regex = re.compile(self.pattern, self.flags)
+        if self.handler is not None:
+            if self.template is not None or self.value is not clean_value or self.subject or self.type:
+                raise ValueError(f"rule {self.name}: a handler decides text, value, subject and type itself")
+        else:
+            # A template row stores exactly one slot, read from the pattern's "v" group.
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", self.attribute):
+                raise ValueError(f"rule {self.name}: a template row fills one slot, got {self.attribute!r}")
+            if "v" not in regex.groupindex:
+                raise ValueError(f"rule {self.name}: a template row needs a (?P<v>...) group")
+        object.__setattr__(self, "regex", regex)
+        object.__setattr__(self, "examples", tuple(self.examples))
 
     def apply(self, clause: str, S: str, P: str) -> list[Found]:
         """What this rule finds in the clause, each finding named after the rule; [] when nothing."""
@@ -90,6 +100,7 @@ class Rule:
 _I = r"(?:i|we)"
 _IM = r"(?:i'm|im|i am|we're|we are)"
 _NOW = r"(?:(?:now|currently|still|also|actually|just|recently|finally|really|officially|happily)\s+)*"
+
 _LIVE = (
     rf"^(?:{_I}\s+{_NOW}(?:live|living|reside|residing|stay|staying|am living|'m living|am staying|am based|"
     rf"am located|have been living|'ve been living|'ve lived|have lived)|{_IM}\s+{_NOW}(?:living|based|located|"
