@@ -19,9 +19,16 @@ TIERS = ("unit", "integration", "e2e")
 # a failure prints the @reproduce_failure blob that replays it. Test files that build their own
 # `settings(...)` inherit this profile because it is loaded before they are imported.
 # MEMENGINE_LONG_TESTS=1 still selects the long variants (tests/test_reliability.py reads it).
+# Both are spelled out in full: hypothesis also auto-loads a CI profile of its own when CI is set.
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
-hypothesis_settings.register_profile("dev", print_blob=True)
-hypothesis_settings.load_profile("ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev")
+hypothesis_settings.register_profile("dev", derandomize=False, print_blob=True)
+
+
+def hypothesis_profile_name(environ) -> str:
+    return "ci" if environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
+
+
+hypothesis_settings.load_profile(hypothesis_profile_name(os.environ))
 
 
 def pytest_report_header(config) -> str:

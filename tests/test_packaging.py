@@ -95,3 +95,13 @@ def test_the_console_script_runs_the_command_line(monkeypatch, capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: memengine") and "serve" in out and "mcp" in out
+
+
+def test_property_tests_use_a_fixed_seed_in_ci_and_a_random_one_locally():
+    from conftest import hypothesis_profile_name
+    from hypothesis import settings
+
+    assert hypothesis_profile_name({"CI": "true"}) == "ci"
+    assert hypothesis_profile_name({}) == "dev"
+    assert settings.get_profile("ci").derandomize and settings.get_profile("ci").print_blob
+    assert not settings.get_profile("dev").derandomize and settings.get_profile("dev").print_blob
