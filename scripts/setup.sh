@@ -21,7 +21,8 @@ setup_venv() {
 
 setup_python_packages() {
   local want
-  want=$(cat requirements.txt requirements-dev.txt requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+  want=$("$VENV/bin/python" -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())' \
+    < <(cat requirements.txt requirements-dev.txt requirements.lock pyproject.toml))
   if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && [ -x "$VENV/bin/memengine" ]; then
     return 0
   fi
