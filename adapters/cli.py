@@ -50,7 +50,7 @@ def _common(parser: argparse.ArgumentParser, *, top: bool) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m engine",
+        prog="memengine",
         description="Local-first memory engine: ingest chat messages, recall facts with citations.",
         epilog="Exit codes: 0 ok, 1 not found / nothing, 2 bad usage or input, 3 data directory in use.",
     )
@@ -423,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_IN_USE
     except ModelMismatchError as exc:
         _err(f"{exc}\nThe store was built with another embedding model; set MEMENGINE_MODEL_NAME to it, "
-             "or run `python -m engine reembed` to move the store to the configured model.")
+             "or run `memengine reembed` to move the store to the configured model.")
         return EXIT_USAGE
     except NotFoundError as exc:
         _err(str(exc))

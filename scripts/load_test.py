@@ -2,7 +2,7 @@
 
     python scripts/load_test.py [--requests 2000] [--clients 8] [--max-seconds 900] [--json]
 
-Starts `python -m engine serve` on 127.0.0.1 (free port, temporary data dir) in a subprocess, sends a
+Starts `python -m memengine serve` on 127.0.0.1 (free port, temporary data dir) in a subprocess, sends a
 fixed, seeded mix of requests (ingests including conflicting updates, recalls, lists) from N threads
 with httpx, and reports throughput, p50/p95/p99 latency per kind and the errors. Afterwards it verifies
 that every acknowledged ingest's memories are in the store (GET /memory/{id}), that every reported
@@ -185,7 +185,7 @@ def start_server(port: int, data_dir: str, api_key: str | None, log_path: Path) 
         env["MEMENGINE_API_KEY"] = api_key
     log = open(log_path, "w", encoding="utf-8")
     return subprocess.Popen(
-        [sys.executable, "-m", "engine", "--data-dir", data_dir, "serve", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", "memengine", "--data-dir", data_dir, "serve", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", "warning"],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
     )

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Set up, then run the whole test suite. Extra arguments go to pytest.
+# Set up, then run the whole test suite (every tier). Extra arguments go to pytest:
+#   bash scripts/test.sh -m unit           the fast tier: no model, no browser, no servers
+#   bash scripts/test.sh -m "not e2e"      unit + integration
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 set +e
-.venv/bin/python -m pytest "$@"
+# No .pytest_cache: a test run leaves the checkout as it found it.
+.venv/bin/python -m pytest -p no:cacheprovider "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -1,15 +1,54 @@
-"""Shared fixtures: one embedding model per test session, a fresh store per test."""
+"""Shared fixtures (one embedding model per test session, a fresh store per test), the test tiers,
+and the hypothesis profiles."""
 from __future__ import annotations
 
 import os
 import socket
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from engine import MemoryEngine, Settings, load_embedder  # noqa: E402
+
+TIERS = ("unit", "integration", "e2e")
+
+# Property tests: in CI a fixed seed (derandomize), so CI cannot go red by chance; locally random, and
+# a failure prints the @reproduce_failure blob that replays it. Test files that build their own
+# `settings(...)` inherit this profile because it is loaded before they are imported.
+# MEMENGINE_LONG_TESTS=1 still selects the long variants (tests/test_reliability.py reads it).
+# Both are spelled out in full: hypothesis also auto-loads a CI profile of its own when CI is set.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("dev", derandomize=False, print_blob=True)
+
+
+def hypothesis_profile_name(environ) -> str:
+    return "ci" if environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
+
+
+hypothesis_settings.load_profile(hypothesis_profile_name(os.environ))
+
+
+def pytest_report_header(config) -> str:
+    return f"hypothesis profile: {hypothesis_settings.get_current_profile_name()}"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything, so every file is checked on every run
+def pytest_collection_modifyitems(config, items) -> None:
+    """Every test file must choose exactly one tier with `pytestmark = pytest.mark.<tier>` (see pyproject)."""
+    wrong: dict[str, list[str]] = {}
+    for item in items:
+        tiers = sorted({m.name for m in item.iter_markers() if m.name in TIERS})
+        if len(tiers) != 1:
+            wrong.setdefault(str(item.path), tiers)
+    if wrong:
+        lines = [f"  {path}: {', '.join(tiers) or 'no tier'}" for path, tiers in sorted(wrong.items())]
+        raise pytest.UsageError(
+            "each test file needs exactly one tier marker, e.g. `pytestmark = pytest.mark.unit` "
+            f"(tiers: {', '.join(TIERS)}):\n" + "\n".join(lines)
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""CLI: a full round trip in-process (sharing the session's model) plus the real `python -m engine` entry."""
+"""CLI: a full round trip in-process (sharing the session's model) plus the real `python -m memengine` entry."""
 from __future__ import annotations
 
 import json
@@ -11,6 +11,8 @@ import pytest
 
 from adapters import cli
 from engine import MemoryEngine
+
+pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -166,14 +168,14 @@ def test_python_dash_m_engine_entry_point(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     d = str(tmp_path / "sub")
-    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", d, "ingest", "I use Arch Linux."],
+    p = subprocess.run([sys.executable, "-m", "memengine", "--data-dir", d, "ingest", "I use Arch Linux."],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("created:")
-    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", d, "list", "--status", "gone"],
+    p = subprocess.run([sys.executable, "-m", "memengine", "--data-dir", d, "list", "--status", "gone"],
                        cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert p.returncode == 2 and "invalid choice" in p.stderr
-    p = subprocess.run([sys.executable, "-m", "engine", "--help"], cwd=REPO, env=env, capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "memengine", "--help"], cwd=REPO, env=env, capture_output=True,
                        text=True, timeout=180)
     assert p.returncode == 0 and "serve" in p.stdout and "mcp" in p.stdout
 

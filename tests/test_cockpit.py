@@ -20,6 +20,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from cockpit import batch, canonical, charts, lineage, runs, state, transfer  # noqa: E402
 from engine import Memory, MemoryEngine, Settings  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 TIMEOUT = 120
 CANONICAL = [t for t, _ in canonical.INGESTS]
 

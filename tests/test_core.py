@@ -7,6 +7,8 @@ import pytest
 
 from engine import MemoryEngine, ModelMismatchError, NotFoundError, Settings, StoreInUseError
 
+pytestmark = pytest.mark.integration
+
 
 def texts(result):
     return [h.memory.text for h in result.hits]

@@ -17,6 +17,8 @@ import pytest
 from evaluation.checks import CATEGORIES, check_case, validate_case
 from evaluation.runner import load_cases, percentile
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parent.parent
 
 

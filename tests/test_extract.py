@@ -3,6 +3,8 @@ import pytest
 
 from engine.extraction import SLOTS, extract, known_slot, structured, third_person, value_key
 
+pytestmark = pytest.mark.unit
+
 
 def triples(message, **kw):
     return [(c.subject, c.attribute, c.value) for c in extract(message, **kw)]

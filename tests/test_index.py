@@ -11,6 +11,8 @@ import pytest
 from engine import MemoryEngine, Settings
 from engine.index import VectorIndex
 
+pytestmark = pytest.mark.integration
+
 
 def unit(seed):
     v = np.random.default_rng(seed).standard_normal(384).astype(np.float32)

@@ -2,7 +2,11 @@
 import subprocess
 import sys
 
+import pytest
+
 import engine
+
+pytestmark = pytest.mark.unit
 
 PUBLIC = {
     "CONFIDENCE_LEVELS", "INGEST_STATUSES", "MEMORY_TYPES", "STATUSES", "Citation", "Embedder", "EngineError",

@@ -4,6 +4,8 @@ import pytest
 from engine.lexical import LexicalIndex, _UserIndex
 from engine.text import tokenize
 
+pytestmark = pytest.mark.unit
+
 
 def build(docs):
     index = _UserIndex()

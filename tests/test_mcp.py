@@ -1,4 +1,4 @@
-"""MCP server: `python -m engine mcp` as a subprocess, every tool called through the SDK's stdio client."""
+"""MCP server: `python -m memengine mcp` as a subprocess, every tool called through the SDK's stdio client."""
 from __future__ import annotations
 
 import asyncio
@@ -13,6 +13,8 @@ from mcp.client.stdio import stdio_client
 
 from adapters.mcp_server import _PrintsToStderr, build_server
 
+pytestmark = pytest.mark.e2e
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = {"remember", "recall", "list_memories", "history", "forget"}
 
@@ -20,7 +22,7 @@ TOOLS = {"remember", "recall", "list_memories", "history", "forget"}
 def _params(data_dir: Path) -> StdioServerParameters:
     env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO),
            "PYTHONUNBUFFERED": "1"}
-    return StdioServerParameters(command=sys.executable, args=["-m", "engine", "mcp", "--data-dir", str(data_dir)],
+    return StdioServerParameters(command=sys.executable, args=["-m", "memengine", "mcp", "--data-dir", str(data_dir)],
                                  env=env, cwd=str(REPO))
 
 

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 
 from engine import EngineError, MemoryEngine, NotFoundError, Settings, StoreInUseError
 
+pytestmark = pytest.mark.integration
+
 LONG = os.environ.get("MEMENGINE_LONG_TESTS") == "1"
 REPO = Path(__file__).resolve().parent.parent
 FUZZ = settings(max_examples=500 if LONG else 40, deadline=None,

@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from adapters.rest import create_app
 from engine import MemoryEngine, Settings
 
+pytestmark = pytest.mark.integration
+
 KEY = "s3cret-key-0123"
 
 

@@ -4,6 +4,8 @@ import pytest
 from engine import Hit, Memory, RecallResult
 from engine.scoring import blend, confidence, rank, rescore
 
+pytestmark = pytest.mark.unit
+
 
 def memory(id, importance=0.5):
     return Memory(id=id, user_id="u", text=f"m{id}", type="fact", subject="user", attribute="a", value="v",

@@ -3,6 +3,8 @@ import pytest
 
 from engine import text
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize("message", [
     "ok thanks", "Sounds good!", "hello", "haha nice", "see you tomorrow", "Thanks a lot 👍", "lol",

@@ -1,3 +1,0 @@
-from adapters.cli import main
-
-raise SystemExit(main())
