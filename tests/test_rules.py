@@ -9,6 +9,8 @@ import pytest
 from engine.extraction import RULES, Rule, correct, extract, structured
 from engine.extraction import handlers
 
+pytestmark = pytest.mark.unit
+
 
 def _example_params():
     for row in RULES:
