@@ -1,4 +1,4 @@
-"""Command line: `python -m engine <command>`.
+"""Command line: `memengine <command>` (or `python -m memengine <command>`).
 
 Exit codes: 0 ok; 1 not found / nothing to show; 2 bad usage or input (the reason on stderr);
 3 the data directory is in use by another process.
@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import json
 import os
+import sqlite3
 import sys
 import tempfile
 import time
@@ -16,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from adapters.serialize import ingest_dict, memory_dict, recall_dict
+from adapters.validation import has_lone_surrogate, iso_timestamp
 from engine import (
     EngineError,
     MemoryEngine,
@@ -28,6 +32,7 @@ from engine import (
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_IN_USE = 0, 1, 2, 3
 STATUSES = ("active", "superseded", "deleted", "all")
 BATCH = 32  # messages per ingest_many call when ingesting a file
+MAX_ID = 2**63 - 1  # SQLite INTEGER: a larger id cannot exist
 
 
 class UsageError(Exception):
@@ -67,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--file", "-f", metavar="PATH", help='file with one message per line, "-" for stdin')
     sp.add_argument("--source-id", help="where the message(s) came from; files add :LINE")
     sp.add_argument("--speaker", help="who said it")
-    sp.add_argument("--timestamp", help="when it was said (ISO 8601), single message only")
+    sp.add_argument("--timestamp", type=_timestamp_arg, help="when it was said (ISO 8601), single message only")
     sp.add_argument("--json", action="store_true", help="print results as JSON (one object per line for files)")
 
     sp = cmd("recall", "recall memories relevant to a query")
@@ -86,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="one JSON object per line")
 
     sp = cmd("history", "show the supersede chain of a memory, oldest first")
-    sp.add_argument("id", type=int)
+    sp.add_argument("id", type=_memory_id_arg)
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("export", "export memories as JSON Lines")
@@ -103,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     sp.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sp.add_argument("--log-level", default="info", choices=("critical", "error", "warning", "info", "debug"))
+    sp.add_argument("--insecure-no-key", action="store_true",
+                    help="allow binding a non-loopback address without MEMENGINE_API_KEY (anyone who can reach "
+                         "the port can read and change every memory)")
 
     cmd("mcp", "run the MCP server over stdio (for Claude Code, Claude Desktop, ...)")
     return p
@@ -111,6 +119,32 @@ def build_parser() -> argparse.ArgumentParser:
 # --------------------------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------------------------
+
+def _timestamp_arg(value: str) -> str:
+    try:
+        return iso_timestamp(value)  # the same rule as REST
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _memory_id_arg(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a memory id is a whole number; got {value!r}") from None
+    if not 1 <= n <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"a memory id is between 1 and {MAX_ID}; got {value}")
+    return n
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
+
 
 def _settings(args: argparse.Namespace) -> Settings:
     kwargs: dict[str, Any] = {}
@@ -191,7 +225,7 @@ def cmd_ingest(eng: MemoryEngine, args: argparse.Namespace) -> int:
         r = eng.ingest(args.text, user_id=args.user, source_id=args.source_id, timestamp=args.timestamp,
                        speaker=args.speaker)
         if args.json:
-            print(json.dumps(r.to_dict(), ensure_ascii=False))
+            print(json.dumps(ingest_dict(r), ensure_ascii=False))
         else:
             print(f"{r.status}: {r.message}")
         return EXIT_OK
@@ -209,7 +243,7 @@ def cmd_ingest(eng: MemoryEngine, args: argparse.Namespace) -> int:
     def record(n: int, r: Any) -> None:
         counts[r.status] = counts.get(r.status, 0) + 1
         if args.json:
-            print(json.dumps({"line": n, **r.to_dict()}, ensure_ascii=False))
+            print(json.dumps({"line": n, **ingest_dict(r)}, ensure_ascii=False))
 
     def message(n: int, text: str) -> dict[str, Any]:
         src = f"{args.source_id}:{n}" if args.source_id else None
@@ -249,7 +283,7 @@ def cmd_recall(eng: MemoryEngine, args: argparse.Namespace) -> int:
     res = eng.recall(args.query, user_id=args.user, top_k=args.top_k, threshold=args.threshold, alpha=args.alpha,
                      include_history=True if args.history else None)
     if args.json:
-        print(json.dumps(res.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(recall_dict(res), ensure_ascii=False, indent=2))
         return EXIT_OK if res.hits else EXIT_NOTHING
     if not res.hits:
         best = res.below_threshold[0].score if res.below_threshold else None
@@ -278,7 +312,7 @@ def cmd_list(eng: MemoryEngine, args: argparse.Namespace) -> int:
     mems = eng.list_memories(user_id=user, status=args.status, limit=args.limit, offset=args.offset)
     if args.json:
         for m in mems:
-            print(json.dumps(m.to_dict(), ensure_ascii=False))
+            print(json.dumps(memory_dict(m), ensure_ascii=False))
     else:
         total = eng.count_memories(user_id=user, status=args.status)
         for m in mems:
@@ -296,7 +330,7 @@ def cmd_history(eng: MemoryEngine, args: argparse.Namespace) -> int:
         return EXIT_NOTHING
     for m in chain:
         if args.json:
-            print(json.dumps(m.to_dict(), ensure_ascii=False))
+            print(json.dumps(memory_dict(m), ensure_ascii=False))
         else:
             when = m.created_at or ""
             print(f"{when:<26} ", end="")
@@ -318,7 +352,10 @@ def cmd_export(eng: MemoryEngine, args: argparse.Namespace) -> int:
         parent = Path(args.path).resolve().parent
         if not parent.is_dir():
             raise UsageError(f"directory does not exist: {parent}")
-        n = eng.export_jsonl(args.path, user_id=user)
+        try:
+            n = eng.export_jsonl(args.path, user_id=user)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.path}: {exc.strerror or exc}") from None
     print(f"exported {n} line(s)" + (f" to {args.path}" if args.path != "-" else ""), file=sys.stderr)
     return EXIT_OK if n else EXIT_NOTHING
 
@@ -365,9 +402,23 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise UsageError("--port must be between 1 and 65535")
+    if settings.api_key is not None and not settings.api_key.strip():
+        raise UsageError("MEMENGINE_API_KEY is set but empty; set a real key, or unset it to run without one")
+    if not _is_loopback(args.host):
+        if settings.api_key is None and not args.insecure_no_key:
+            raise UsageError(
+                f"refusing to serve on {args.host} without an API key: anyone who can reach it could read and "
+                "change every memory. Set MEMENGINE_API_KEY, bind 127.0.0.1, or pass --insecure-no-key.")
+        if settings.api_key is None:
+            print(f"WARNING: serving on {args.host} WITHOUT AN API KEY (--insecure-no-key): anyone who can reach "
+                  "this port can read and change every memory.", file=sys.stderr)
+        print("note: only loopback Host names are answered; set MEMENGINE_ALLOWED_HOSTS to the name(s) clients "
+              "use to reach this server.", file=sys.stderr)
     eng = MemoryEngine(settings)
     try:
-        app = create_app(settings, engine=eng)
+        # The app's shutdown closes the engine: on SIGTERM uvicorn re-raises the signal after its
+        # shutdown, so the `finally` below does not run then (it still covers a failed start).
+        app = create_app(settings, engine=eng, close_engine=True)
         print(f"MemEngine REST API on http://{args.host}:{args.port}  (docs: /docs, data: {settings.data_dir})",
               file=sys.stderr)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
@@ -393,7 +444,7 @@ SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp}
 def _quiet_broken_pipe() -> Iterator[None]:
     try:
         yield
-    except BrokenPipeError:  # e.g. `python -m engine list | head`
+    except BrokenPipeError:  # e.g. `memengine list | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(EXIT_OK) from None
@@ -402,6 +453,11 @@ def _quiet_broken_pipe() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # exits 2 with usage on bad arguments
+    # Bytes that are not UTF-8 reach Python as lone surrogates; no store can keep them.
+    for name, value in vars(args).items():
+        if isinstance(value, str) and has_lone_surrogate(value):
+            _err(f"the {name.replace('_', '-')} argument is not valid UTF-8 text")
+            return EXIT_USAGE
     # The model loader's progress bars are noise on a command line (and in server logs).
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
@@ -433,6 +489,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except EngineError as exc:
         _err(str(exc))
+        return EXIT_USAGE
+    except sqlite3.DatabaseError as exc:
+        _err(f"the store in {settings.data_dir} cannot be read ({exc}); is it a memengine data directory? "
+             "Restore it from an export or point --data-dir elsewhere.")
+        return EXIT_USAGE
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        _err(f"{exc.strerror or exc}{where}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")

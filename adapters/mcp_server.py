@@ -1,4 +1,4 @@
-"""MCP server over stdio (official `mcp` SDK, v2 `MCPServer`): `python -m engine mcp`.
+"""MCP server over stdio (official `mcp` SDK, v2 `MCPServer`): `memengine mcp`.
 
 Tools: remember, recall, list_memories, history, forget. stdout carries only the protocol;
 logs and anything a library prints go to stderr.
@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 import engine as _engine_pkg
+from adapters.serialize import hit_dict, ingest_dict, memory_dict
 from engine import MemoryEngine, NotFoundError, Settings
 
 log = logging.getLogger("memengine.mcp")
@@ -33,38 +34,6 @@ Long-term memory about the user, kept on this machine.
 
 UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose memories; default \"default\".")]
 MemoryId = Annotated[int, Field(ge=1, le=2**63 - 1, description="A memory id from recall or list_memories.")]
-
-
-def _memory(m: Any) -> dict[str, Any]:
-    """A memory as the model should see it (user_id is implied by the call)."""
-    d = m.to_dict()
-    d.pop("user_id", None)
-    return d
-
-
-def _hit(h: Any) -> dict[str, Any]:
-    m, c = h.memory, h.citation
-    return {
-        "memory_id": m.id,
-        "text": m.text,
-        "type": m.type,
-        "status": m.status,
-        "score": round(h.score, 4),
-        "semantic": round(h.semantic, 4),
-        "lexical": round(h.lexical, 4),
-        "importance": round(h.importance, 4),
-        "historical": h.historical,
-        "replaced_by": ({"memory_id": h.replaced_by_memory.id, "text": h.replaced_by_memory.text}
-                        if h.replaced_by_memory else None),
-        "created_at": m.created_at,
-        "citation": {
-            "source_message": c.source_message,
-            "source_id": c.source_id,
-            "timestamp": c.timestamp,
-            "speaker": c.speaker,
-            "message_id": c.message_id,
-        },
-    }
 
 
 @contextlib.contextmanager
@@ -90,12 +59,7 @@ def build_server(engine: MemoryEngine) -> MCPServer:
         older one supersedes it (the old one stays in history). Returns what happened."""
         with _engine_errors():
             r = engine.ingest(text, user_id=user_id)
-        return {
-            "status": r.status,
-            "message": r.message,
-            "memories": [_memory(m) for m in r.memories],
-            "superseded_ids": list(r.superseded_ids),
-        }
+        return ingest_dict(r)
 
     @server.tool()
     def recall(
@@ -108,7 +72,7 @@ def build_server(engine: MemoryEngine) -> MCPServer:
         certain | vague | unknown; no hits means it is not in memory: do not guess."""
         with _engine_errors():
             res = engine.recall(query, user_id=user_id, top_k=top_k)
-        return {"query": query, "confidence": res.confidence, "hits": [_hit(h) for h in res.hits]}
+        return {"query": query, "confidence": res.confidence, "hits": [hit_dict(h) for h in res.hits]}
 
     @server.tool()
     def list_memories(
@@ -123,21 +87,21 @@ def build_server(engine: MemoryEngine) -> MCPServer:
                 mems += engine.list_memories(user_id=user_id, status="superseded", limit=limit)
                 mems.sort(key=lambda m: m.id, reverse=True)
                 mems = mems[:limit]
-        return {"count": len(mems), "memories": [_memory(m) for m in mems]}
+        return {"count": len(mems), "memories": [memory_dict(m) for m in mems]}
 
     @server.tool()
     def history(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
         """How a fact changed: the whole supersede chain of a memory, oldest first."""
         with _engine_errors(memory_id):
             chain = engine.history(memory_id, user_id=user_id)
-        return {"memory_id": memory_id, "history": [_memory(m) for m in chain]}
+        return {"memory_id": memory_id, "history": [memory_dict(m) for m in chain]}
 
     @server.tool()
     def forget(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
         """Delete one memory (soft delete: it leaves recall, the ledger keeps it as deleted)."""
         with _engine_errors(memory_id):
             m = engine.delete(memory_id, user_id=user_id)
-        return {"status": "deleted", "memory": _memory(m)}
+        return {"status": "deleted", "memory": memory_dict(m)}
 
     return server
 

@@ -1,18 +1,23 @@
 """REST API over the memory engine (FastAPI).
 
-`create_app(settings)` builds the app; `python -m engine serve` runs it with uvicorn.
+`create_app(settings)` builds the app; `memengine serve` runs it with uvicorn.
 
 Every route that reads or changes memories is scoped to one `user_id`: a memory that belongs to
 another user answers 404, exactly like one that does not exist. When `Settings.api_key`
 (env MEMENGINE_API_KEY) is set, every route but /health needs it in `X-API-Key` or
-`Authorization: Bearer`. The interactive docs (/docs, /redoc, /openapi.json) carry no user data
-and stay reachable so the key can be entered there ("Authorize").
+`Authorization: Bearer`; an empty key is refused as a configuration error. /docs (a plain local
+page, nothing loaded from the network) and /openapi.json carry no user data.
+
+Browser safety, key or not (`BrowserGuard`): a request body must be JSON (NDJSON/JSONL for
+/import), so no cross-origin "simple" request can write; a foreign `Origin` is refused; only
+loopback Host names are served unless MEMENGINE_ALLOWED_HOSTS names more (DNS rebinding).
 
 The engine is synchronous and thread-safe, so the endpoints are plain `def`s that FastAPI runs in
 its threadpool.
 """
 # No `from __future__ import annotations` here: FastAPI reads these annotations at runtime.
 import hmac
+import html
 import json
 import logging
 import os
@@ -23,10 +28,15 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request, Response, Security
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 from starlette.background import BackgroundTask
+
+from adapters.serialize import ingest_dict, memory_dict, recall_dict
+from adapters.validation import check_json_value, iso_timestamp
 
 import engine as _engine_pkg
 from engine import EngineError, MemoryEngine, NotFoundError, Settings
@@ -55,16 +65,98 @@ UserQuery = Annotated[
 ]
 MemoryId = Annotated[int, Path(ge=1, le=MAX_ID, description="Memory id", examples=[4])]
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]"})
+JSON_TYPES = frozenset({"application/json"})
+IMPORT_TYPES = frozenset({"application/json", "application/x-ndjson", "application/jsonl"})
+
+
+class RestSettings(BaseSettings):
+    """Knobs of the REST adapter only (the engine's `Settings` stays free of HTTP concerns)."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMENGINE_", extra="ignore")
+
+    # Host names served besides the loopback ones, comma-separated (e.g. "memory.lan,10.0.0.5").
+    allowed_hosts: str = ""
+    # Browser origins allowed to call the API, comma-separated (e.g. "http://localhost:3000"); none by default.
+    allowed_origins: str = ""
+
+    def host_names(self) -> frozenset[str]:
+        return LOOPBACK_HOSTS | {h.strip().lower() for h in self.allowed_hosts.split(",") if h.strip()}
+
+    def origins(self) -> frozenset[str]:
+        return frozenset(o.strip().lower().rstrip("/") for o in self.allowed_origins.split(",") if o.strip())
+
+
+def _host_name(host: str) -> str:
+    """The name part of a Host header value, without the port ("[::1]:80" -> "[::1]")."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class BrowserGuard:
+    """ASGI middleware that stops a web page from using the API through the user's browser.
+
+    Without it, a page on any site can POST a text/plain body (a "simple" request: no CORS preflight),
+    and a DNS-rebinding page can read responses. So: refuse a Host that is not ours (421), an Origin
+    that is neither ours nor configured (403), and a body whose Content-Type is not JSON (415)."""
+
+    def __init__(self, app: Any, *, hosts: frozenset[str], origins: frozenset[str]) -> None:
+        self.app, self.hosts, self.origins = app, hosts, origins
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refusal(scope, headers)
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, detail = refusal
+        await JSONResponse(status_code=status, content={"detail": detail})(scope, receive, send)
+
+    def _refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
+        host = headers.get("host", "")
+        if _host_name(host) not in self.hosts:
+            return 421, ("this server only answers to loopback host names (127.0.0.1, localhost, [::1]); "
+                         "set MEMENGINE_ALLOWED_HOSTS to serve others")
+        origin = headers.get("origin")
+        if origin is not None:
+            origin = origin.strip().lower().rstrip("/")
+            same_origin = origin == f"{scope.get('scheme', 'http')}://{host.strip().lower()}"
+            if not same_origin and origin not in self.origins:
+                return 403, ("cross-origin requests are refused; set MEMENGINE_ALLOWED_ORIGINS to allow "
+                             "a browser origin")
+        has_body = (scope["method"] in ("POST", "PUT", "PATCH")
+                    or headers.get("content-length", "0") not in ("", "0") or "transfer-encoding" in headers)
+        if has_body:
+            ctype = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            allowed = IMPORT_TYPES if scope["path"].rstrip("/") == "/import" else JSON_TYPES
+            if ctype not in allowed:
+                return 415, (f"the body must be sent as {' or '.join(sorted(allowed))}"
+                             f" (got {ctype or 'no Content-Type'})")
+        return None
+
 
 # --------------------------------------------------------------------------------------------
 # Request models
 # --------------------------------------------------------------------------------------------
+
+def _storable(data: Any) -> Any:
+    """Before field validation: refuse what JSON allows but no store can keep (NaN, Infinity, 1e400,
+    lone surrogates), with a clear reason instead of a crash further in."""
+    check_json_value(data)
+    return data
+
 
 class MemoryIn(BaseModel):
     """A chat message to learn from, or one structured memory to store as given."""
 
     model_config = ConfigDict(
         extra="forbid",
+        allow_inf_nan=False,
         json_schema_extra={
             "examples": [
                 {"message": "Actually, the deadline moved to November 2.", "user_id": "alice",
@@ -88,18 +180,15 @@ class MemoryIn(BaseModel):
     type: MemoryType | None = Field(None, description="Structured memory: kind of memory (default fact).")
     importance: float | None = Field(None, ge=0.0, le=1.0, description="Structured memory: importance 0..1.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        return _storable(data)
+
     @field_validator("timestamp")
     @classmethod
     def _iso_timestamp(cls, v: str | None) -> str | None:
-        if v is None:
-            return v
-        from datetime import datetime
-
-        try:
-            datetime.fromisoformat(v.replace("Z", "+00:00") if v.endswith("Z") else v)
-        except ValueError:
-            raise ValueError("timestamp must be an ISO 8601 date or date-time, e.g. 2026-10-10T06:30:00Z") from None
-        return v
+        return v if v is None else iso_timestamp(v)
 
     @model_validator(mode="after")
     def _one_form(self) -> "MemoryIn":
@@ -128,6 +217,7 @@ class MemoryIn(BaseModel):
 class RecallIn(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        allow_inf_nan=False,
         json_schema_extra={
             "examples": [
                 {"query": "When is the project deadline?", "user_id": "alice", "top_k": 5,
@@ -144,6 +234,11 @@ class RecallIn(BaseModel):
     alpha: float | None = Field(None, ge=0.0, le=1.0, description="Weight of semantic vs lexical score.")
     importance_weight: float | None = Field(None, ge=0.0, le=1.0, description="Weight of memory importance.")
     include_history: bool | None = Field(None, description="Also return superseded memories, marked historical.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        return _storable(data)
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +375,8 @@ class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
     model: str
-    counts: dict[str, int]
+    counts: dict[str, int] | None = Field(
+        None, description="Memory and user counts; only with the API key when one is configured.")
 
 
 class ErrorOut(BaseModel):
@@ -290,6 +386,7 @@ class ErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut, "description": "Missing or wrong API key (only when an API key is configured)."},
     413: {"description": "Request body too large."},
+    415: {"model": ErrorOut, "description": "The body is not JSON (NDJSON for /import)."},
     422: {"model": ErrorOut, "description": "Invalid input; `detail` says what was wrong."},
 }
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -304,17 +401,22 @@ _api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="
 _bearer = HTTPBearer(auto_error=False, description="The API key as a bearer token.")
 
 
+def _key_matches(expected: str, x_api_key: str | None, bearer: HTTPAuthorizationCredentials | None) -> bool:
+    supplied = x_api_key if x_api_key is not None else (bearer.credentials if bearer else None)
+    # compare_digest on bytes: constant time and safe for non-ASCII input.
+    return supplied is not None and hmac.compare_digest(supplied.encode("utf-8", "surrogateescape"),
+                                                        expected.encode("utf-8"))
+
+
 def require_api_key(
     request: Request,
     x_api_key: Annotated[str | None, Security(_api_key_header)] = None,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
 ) -> None:
     expected: str | None = request.app.state.settings.api_key
-    if not expected:
+    if expected is None:
         return
-    supplied = x_api_key if x_api_key is not None else (bearer.credentials if bearer else None)
-    # compare_digest on bytes: constant time and safe for non-ASCII input.
-    if supplied is None or not hmac.compare_digest(supplied.encode("utf-8"), expected.encode("utf-8")):
+    if not _key_matches(expected, x_api_key, bearer):
         raise HTTPException(
             status_code=401,
             detail="Missing or invalid API key: send it in the X-API-Key header or as 'Authorization: Bearer <key>'.",
@@ -349,7 +451,7 @@ def _not_found(memory_id: int) -> str:
 
 
 def _recall_out(res: Any) -> dict[str, Any]:
-    d = res.to_dict()
+    d = recall_dict(res)
     d["memories"] = [{**h["memory"], "score": h["score"]} for h in d["hits"]]
     return d
 
@@ -365,6 +467,12 @@ def _temp_path(suffix: str) -> Iterator[str]:
             os.unlink(path)
         except FileNotFoundError:
             pass
+
+
+# Fields of an export record that hold text; anything else there (an object, a list) is refused here
+# rather than failing deep inside the engine.
+TEXT_FIELDS = ("user_id", "text", "source_id", "timestamp", "speaker", "outcome", "created_at", "updated_at",
+               "superseded_at", "type", "subject", "attribute", "value", "status", "kind")
 
 
 def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
@@ -388,6 +496,14 @@ def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
         if rec.get("kind") == "header" and "user_id" not in rec:
             out.append(json.dumps(rec, ensure_ascii=False))  # the export's format line belongs to nobody
             continue
+        try:
+            check_json_value(rec, where=f"line {n}")
+        except ValueError as exc:
+            raise HTTPException(status_code=422, detail=str(exc)) from None
+        wrong = [k for k in TEXT_FIELDS if rec.get(k) is not None and not isinstance(rec[k], str)]
+        if wrong:
+            raise HTTPException(status_code=422, detail=f"line {n}: {', '.join(wrong)} must be text (a string) "
+                                                        "or null")
         owner = rec.get("user_id")
         if owner != user_id:
             raise HTTPException(
@@ -404,22 +520,220 @@ def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
 
 
 # --------------------------------------------------------------------------------------------
-# The app
+# Routes, one router per area; `create_app` puts them together
 # --------------------------------------------------------------------------------------------
+
+memory_router = APIRouter(tags=["memories"])
+recall_router = APIRouter(tags=["memories"])
+transfer_router = APIRouter(tags=["backup"])
+admin_router = APIRouter()
+
+
+@memory_router.post(
+    "/memory", response_model=IngestOut, status_code=201,
+    responses={200: {"model": IngestOut, "description": "Confirmed an existing memory, or ignored small talk."},
+               201: {"description": "Created a memory (possibly superseding older ones)."}},
+)
+def post_memory(body: MemoryIn, response: Response, eng: Engine) -> dict[str, Any]:
+    """Ingest a chat message, or store one structured memory.
+
+    201 when a memory was created or superseded an older one, 200 when an existing memory was
+    confirmed or the message was ignored (small talk)."""
+    if body.message is not None:
+        res = _call(eng.ingest, body.message, user_id=body.user_id, source_id=body.source_id,
+                    timestamp=body.timestamp, speaker=body.speaker)
+    else:
+        res = _call(eng.remember, body.subject, body.attribute, body.value, type=body.type or "fact",
+                    user_id=body.user_id, importance=body.importance)
+    response.status_code = 201 if res.status in ("created", "superseded") else 200
+    return ingest_dict(res)
+
+
+@memory_router.get("/memories", response_model=MemoryListOut)
+def list_memories(
+    eng: Engine,
+    user_id: UserQuery,
+    status: Annotated[StatusFilter, Query(description="Which memories.")] = "active",
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+) -> dict[str, Any]:
+    """One user's memories, newest first, with lineage (`replaced_by`, `supersedes`)."""
+    mems = _call(eng.list_memories, user_id=user_id, status=status, limit=limit, offset=offset)
+    total = _call(eng.count_memories, user_id=user_id, status=status)
+    return {"total": total, "limit": limit, "offset": offset, "status": status,
+            "memories": [memory_dict(m) for m in mems]}
+
+
+@memory_router.get("/memory/{memory_id}", response_model=MemoryOut, responses=NOT_FOUND)
+def get_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """One memory, in whatever state it is (active, superseded or deleted)."""
+    return memory_dict(_call(eng.get, memory_id, user_id=user_id, not_found=_not_found(memory_id)))
+
+
+@memory_router.get("/memory/{memory_id}/history", response_model=HistoryOut, responses=NOT_FOUND)
+def memory_history(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """The supersede chain the memory belongs to, oldest first."""
+    chain = _call(eng.history, memory_id, user_id=user_id, not_found=_not_found(memory_id))
+    return {"memory_id": memory_id, "history": [memory_dict(m) for m in chain]}
+
+
+@memory_router.delete("/memory/{memory_id}", response_model=DeleteOut, responses=NOT_FOUND)
+def delete_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """Soft delete: the memory leaves recall but stays in the ledger with status `deleted`."""
+    mem = _call(eng.delete, memory_id, user_id=user_id, not_found=_not_found(memory_id))
+    return {"status": "deleted", "id": memory_id, "message": f"Memory #{memory_id} deleted.",
+            "memory": memory_dict(mem)}
+
+
+@recall_router.post("/recall", response_model=RecallOut)
+def post_recall(body: RecallIn, eng: Engine) -> dict[str, Any]:
+    """Hybrid recall over the user's active memories (plus superseded ones with
+    `include_history`). `hits` is [] and confidence `unknown` when nothing clears the threshold."""
+    res = _call(eng.recall, body.query, user_id=body.user_id, top_k=body.top_k, threshold=body.threshold,
+                alpha=body.alpha, include_history=body.include_history,
+                importance_weight=body.importance_weight)
+    return _recall_out(res)
+
+
+@transfer_router.get(
+    "/export", response_class=FileResponse,
+    responses={200: {"content": {"application/x-ndjson": {}}, "description": "One JSON record per line."}},
+)
+def export(user_id: UserQuery, eng: Engine) -> FileResponse:
+    """One user's memories as JSON Lines (application/x-ndjson), for POST /import."""
+    fd, path = tempfile.mkstemp(prefix="memengine-export-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        _call(eng.export_jsonl, path, user_id=user_id)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return FileResponse(path, media_type="application/x-ndjson", filename=f"memories-{user_id}.jsonl",
+                        background=BackgroundTask(os.unlink, path))
+
+
+@transfer_router.post(
+    "/import", response_model=ImportOut, max_body_size=DEFAULT_MAX_IMPORT_BODY,
+    openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {
+        "schema": {"type": "string"},
+        "example": '{"user_id": "alice", "text": "User uses Arch Linux.", "...": "..."}\n'}}}},
+)
+async def import_jsonl(request: Request, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """Import JSON Lines as written by GET /export (Content-Type application/x-ndjson). Every line
+    must belong to `user_id` (422 otherwise: nothing is imported)."""
+    body = await request.body()
+    text, lines = _check_import_lines(body, user_id)
+
+    def run() -> int:
+        with _temp_path(".jsonl") as path:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return _call(eng.import_jsonl, path)
+
+    imported = await run_in_threadpool(run)
+    return {"user_id": user_id, "lines": lines, "imported": imported}
+
+
+def _forget(eng: MemoryEngine, user_id: str) -> dict[str, Any]:
+    deleted = _call(eng.forget_user, user_id)
+    return {"user_id": user_id, "deleted": dict(deleted)}
+
+
+@admin_router.delete("/users", response_model=ForgetOut, tags=["users"])
+def forget_user_by_query(user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """Forget a user: hard-deletes all their memories and messages. Takes any user id, including
+    ones with "/" (`DELETE /users?user_id=team%2Falice`)."""
+    return _forget(eng, user_id)
+
+
+@admin_router.delete("/users/{user_id}", response_model=ForgetOut, tags=["users"])
+def forget_user(user_id: Annotated[str, Path(min_length=1, max_length=256)], eng: Engine) -> dict[str, Any]:
+    """Forget a user: hard-deletes all their memories and messages. For ids with "/" use
+    `DELETE /users?user_id=...`."""
+    return _forget(eng, user_id)
+
+
+health_router = APIRouter(tags=["service"])
+
+
+@health_router.get("/health", response_model=HealthOut, response_model_exclude_none=True)
+def health(
+    request: Request,
+    eng: Engine,
+    x_api_key: Annotated[str | None, Security(_api_key_header)] = None,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
+) -> dict[str, Any]:
+    """Liveness and version; needs no API key. Counts of memories and users come only with the key
+    when one is configured."""
+    settings = request.app.state.settings
+    out: dict[str, Any] = {"status": "ok", "version": __version__, "model": settings.model_name}
+    if settings.api_key is None or _key_matches(settings.api_key, x_api_key, bearer):
+        counts = {s: eng.count_memories(status=s) for s in ("active", "superseded", "deleted")}
+        counts["total"] = sum(counts.values())
+        counts["users"] = len(eng.users())
+        out["counts"] = counts
+    return out
+
+
+docs_router = APIRouter(include_in_schema=False)
+
+
+@docs_router.get("/docs", response_class=HTMLResponse)
+def docs_page(request: Request) -> str:
+    """A plain page listing the routes, built from the OpenAPI schema. FastAPI's Swagger UI loads its
+    scripts from a CDN, which a local-first server must not depend on (nor send users to)."""
+    spec = request.app.openapi()
+    rows = []
+    for path, ops in spec.get("paths", {}).items():
+        for method, op in ops.items():
+            rows.append(f"<tr><td><code>{html.escape(method.upper())}</code></td><td><code>{html.escape(path)}"
+                        f"</code></td><td>{html.escape(op.get('summary', ''))}</td></tr>")
+    return (
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>MemEngine API</title></head><body>"
+        f"<h1>MemEngine API {html.escape(spec['info']['version'])}</h1>"
+        f"<p>{html.escape(spec['info'].get('description', ''))}</p>"
+        "<p>The full machine-readable description: <a href=\"/openapi.json\">/openapi.json</a>. "
+        "Request bodies are JSON (<code>Content-Type: application/json</code>; NDJSON for /import).</p>"
+        "<table border=\"1\" cellpadding=\"4\"><tr><th>Method</th><th>Path</th><th>What</th></tr>"
+        + "".join(rows) + "</table></body></html>"
+    )
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 with where and why, never the offending input: it may be NaN or hold a lone surrogate,
+    which cannot be written as JSON (the default handler echoes it and fails with a 500)."""
+    detail = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "invalid")), "type": e.get("type", "")}
+              for e in exc.errors()]
+    body = json.dumps({"detail": detail}, ensure_ascii=True, allow_nan=False, default=str)
+    return JSONResponse(status_code=422, content=json.loads(body))
+
+
+async def _engine_error(request: Request, exc: EngineError) -> JSONResponse:  # pragma: no cover - defensive
+    log.error("engine error on %s %s: %s", request.method, request.url.path, exc)
+    return JSONResponse(status_code=500, content={"detail": f"engine error: {exc}"})
+
 
 def create_app(
     settings: Settings,
     *,
     engine: MemoryEngine | None = None,
+    close_engine: bool = False,
+    rest_settings: RestSettings | None = None,
     max_body_size: int = DEFAULT_MAX_BODY,
-    max_import_size: int = DEFAULT_MAX_IMPORT_BODY,
 ) -> FastAPI:
-    """Build the REST app. Without `engine`, one is opened on startup and closed on shutdown;
-    a given engine stays the caller's to close."""
+    """Build the REST app. Without `engine`, one is opened on startup and closed on shutdown. A given
+    engine stays the caller's to close, unless `close_engine` hands it to the app: then the app's
+    shutdown closes it, which also runs when uvicorn stops on SIGTERM (a `finally` around
+    `uvicorn.run` does not: uvicorn re-raises the signal).
+
+    Raises ValueError for an empty API key: "" must not silently mean "no key"."""
+    if settings.api_key is not None and not settings.api_key.strip():
+        raise ValueError("MEMENGINE_API_KEY is set but empty; set a real key, or unset it to run without one")
+    rest = rest_settings or RestSettings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        owned = None
+        owned = engine if close_engine else None
         if app.state.engine is None:
             owned = await run_in_threadpool(MemoryEngine, settings)
             app.state.engine = owned
@@ -437,134 +751,22 @@ def create_app(
         description=(
             "Every memory route is scoped to a `user_id`; memories of another user answer 404. "
             "When an API key is configured, send it as `X-API-Key` or `Authorization: Bearer` "
-            "(every route but `/health`)."
+            "(every route but `/health`). Bodies are JSON; browsers from other origins are refused."
         ),
         lifespan=lifespan,
         max_body_size=max_body_size,
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
-
-    @app.get("/health", response_model=HealthOut, tags=["service"])
-    def health(eng: Engine) -> dict[str, Any]:
-        """Liveness and a few counts. Needs no API key."""
-        counts = {s: eng.count_memories(status=s) for s in ("active", "superseded", "deleted")}
-        counts["total"] = sum(counts.values())
-        counts["users"] = len(eng.users())
-        return {"status": "ok", "version": __version__, "model": settings.model_name, "counts": counts}
-
-    api = APIRouter(dependencies=[Depends(require_api_key)], responses=ERRORS)
-
-    @api.post(
-        "/memory", response_model=IngestOut, status_code=201, tags=["memories"],
-        responses={200: {"model": IngestOut, "description": "Confirmed an existing memory, or ignored small talk."},
-                   201: {"description": "Created a memory (possibly superseding older ones)."}},
-    )
-    def post_memory(body: MemoryIn, response: Response, eng: Engine) -> dict[str, Any]:
-        """Ingest a chat message, or store one structured memory.
-
-        201 when a memory was created or superseded an older one, 200 when an existing memory was
-        confirmed or the message was ignored (small talk)."""
-        if body.message is not None:
-            res = _call(eng.ingest, body.message, user_id=body.user_id, source_id=body.source_id,
-                        timestamp=body.timestamp, speaker=body.speaker)
-        else:
-            res = _call(eng.remember, body.subject, body.attribute, body.value, type=body.type or "fact",
-                        user_id=body.user_id, importance=body.importance)
-        response.status_code = 201 if res.status in ("created", "superseded") else 200
-        return res.to_dict()
-
-    @api.post("/recall", response_model=RecallOut, tags=["memories"])
-    def post_recall(body: RecallIn, eng: Engine) -> dict[str, Any]:
-        """Hybrid recall over the user's active memories (plus superseded ones with
-        `include_history`). `hits` is [] and confidence `unknown` when nothing clears the threshold."""
-        res = _call(eng.recall, body.query, user_id=body.user_id, top_k=body.top_k, threshold=body.threshold,
-                    alpha=body.alpha, include_history=body.include_history,
-                    importance_weight=body.importance_weight)
-        return _recall_out(res)
-
-    @api.get("/memories", response_model=MemoryListOut, tags=["memories"])
-    def list_memories(
-        eng: Engine,
-        user_id: UserQuery,
-        status: Annotated[StatusFilter, Query(description="Which memories.")] = "active",
-        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
-    ) -> dict[str, Any]:
-        """One user's memories, newest first, with lineage (`replaced_by`, `supersedes`)."""
-        mems = _call(eng.list_memories, user_id=user_id, status=status, limit=limit, offset=offset)
-        total = _call(eng.count_memories, user_id=user_id, status=status)
-        return {"total": total, "limit": limit, "offset": offset, "status": status,
-                "memories": [m.to_dict() for m in mems]}
-
-    @api.get("/memory/{memory_id}", response_model=MemoryOut, tags=["memories"], responses=NOT_FOUND)
-    def get_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
-        """One memory, in whatever state it is (active, superseded or deleted)."""
-        return _call(eng.get, memory_id, user_id=user_id, not_found=_not_found(memory_id)).to_dict()
-
-    @api.get("/memory/{memory_id}/history", response_model=HistoryOut, tags=["memories"], responses=NOT_FOUND)
-    def memory_history(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
-        """The supersede chain the memory belongs to, oldest first."""
-        chain = _call(eng.history, memory_id, user_id=user_id, not_found=_not_found(memory_id))
-        return {"memory_id": memory_id, "history": [m.to_dict() for m in chain]}
-
-    @api.delete("/memory/{memory_id}", response_model=DeleteOut, tags=["memories"], responses=NOT_FOUND)
-    def delete_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
-        """Soft delete: the memory leaves recall but stays in the ledger with status `deleted`."""
-        mem = _call(eng.delete, memory_id, user_id=user_id, not_found=_not_found(memory_id))
-        return {"status": "deleted", "id": memory_id, "message": f"Memory #{memory_id} deleted.",
-                "memory": mem.to_dict()}
-
-    @api.delete("/users/{user_id}", response_model=ForgetOut, tags=["users"])
-    def forget_user(user_id: Annotated[str, Path(min_length=1, max_length=256)], eng: Engine) -> dict[str, Any]:
-        """Forget a user: hard-deletes all their memories and messages."""
-        deleted = _call(eng.forget_user, user_id)
-        return {"user_id": user_id, "deleted": dict(deleted)}
-
-    @api.get(
-        "/export", tags=["backup"], response_class=FileResponse,
-        responses={200: {"content": {"application/x-ndjson": {}}, "description": "One JSON record per line."}},
-    )
-    def export(user_id: UserQuery, eng: Engine) -> FileResponse:
-        """One user's memories as JSON Lines (application/x-ndjson), for POST /import."""
-        fd, path = tempfile.mkstemp(prefix="memengine-export-", suffix=".jsonl")
-        os.close(fd)
-        try:
-            _call(eng.export_jsonl, path, user_id=user_id)
-        except BaseException:
-            os.unlink(path)
-            raise
-        return FileResponse(path, media_type="application/x-ndjson", filename=f"memories-{user_id}.jsonl",
-                            background=BackgroundTask(os.unlink, path))
-
-    @api.post(
-        "/import", response_model=ImportOut, tags=["backup"], max_body_size=max_import_size,
-        openapi_extra={"requestBody": {"required": True, "content": {"application/x-ndjson": {
-            "schema": {"type": "string"},
-            "example": '{"user_id": "alice", "text": "User uses Arch Linux.", "...": "..."}\n'}}}},
-    )
-    async def import_jsonl(request: Request, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
-        """Import JSON Lines as written by GET /export. Every line must belong to `user_id`
-        (422 otherwise: nothing is imported)."""
-        body = await request.body()
-        text, lines = _check_import_lines(body, user_id)
-
-        def run() -> int:
-            with _temp_path(".jsonl") as path:
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(text)
-                return _call(eng.import_jsonl, path)
-
-        imported = await run_in_threadpool(run)
-        return {"user_id": user_id, "lines": lines, "imported": imported}
-
-    app.include_router(api)
-
-    @app.exception_handler(EngineError)
-    async def _engine_error(request: Request, exc: EngineError):  # pragma: no cover - defensive
-        from fastapi.responses import JSONResponse
-
-        log.error("engine error on %s %s: %s", request.method, request.url.path, exc)
-        return JSONResponse(status_code=500, content={"detail": f"engine error: {exc}"})
-
+    app.include_router(health_router)
+    app.include_router(docs_router)
+    protected = {"dependencies": [Depends(require_api_key)], "responses": ERRORS}
+    for router in (memory_router, recall_router, transfer_router, admin_router):
+        app.include_router(router, **protected)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(EngineError, _engine_error)
+    app.add_middleware(BrowserGuard, hosts=rest.host_names(), origins=rest.origins())
     return app

@@ -194,3 +194,53 @@ def test_services_report_store_in_use_exit_3(engine, tmp_path, capsys, command):
     code = cli.main(["--data-dir", str(tmp_path), *command])
     assert code == 3
     assert "another process" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# Hostile or unlucky input: a clear message and exit 2, never a traceback
+# ------------------------------------------------------------------------------------------
+
+def test_unlucky_inputs_exit_2_with_a_clear_message(run, tmp_path):
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "memengine.db").write_bytes(b"this is not a database" * 100)
+    a_file = tmp_path / "plain-file"
+    a_file.write_text("x")
+    store = str(tmp_path / "store")
+    cases = [
+        (["--data-dir", str(corrupt), "list"], "cannot be read"),
+        (["--data-dir", store, "history", "99999999999999999999999"], "memory id"),
+        # how Python hands over a non-UTF-8 byte (0xE9) of argv: a lone surrogate
+        (["--data-dir", store, "--user", "caf\udce9", "list"], "not valid UTF-8"),
+        (["--data-dir", store, "export", "/proc/version"], "/proc/version"),
+        (["--data-dir", str(a_file), "list"], str(a_file)),
+        (["--data-dir", store, "ingest", "I use Arch.", "--timestamp", "not-a-date"], "ISO 8601"),
+    ]
+    for argv, fragment in cases:
+        try:
+            code, _, err = run(*argv)
+        except SystemExit as exc:  # argparse refuses with usage on stderr
+            code, err = exc.code, ""
+            fragment = ""
+        assert code == 2, (argv, err)
+        assert fragment in err, (argv, err)
+
+
+def test_a_non_utf8_argument_from_the_shell_exits_2_without_a_traceback(tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", str(tmp_path / "s"), "--user", b"caf\xe9",
+                        "stats"], cwd=REPO, env=env, capture_output=True, timeout=300)
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == 2 and "Traceback" not in err and "not valid UTF-8" in err, err
+
+
+def test_serve_refuses_a_public_address_without_a_key(tmp_path, capsys, monkeypatch):
+    code = cli.main(["--data-dir", str(tmp_path), "serve", "--host", "0.0.0.0", "--port", "8765"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "without an API key" in err and "--insecure-no-key" in err
+    monkeypatch.setenv("MEMENGINE_API_KEY", "")
+    code = cli.main(["--data-dir", str(tmp_path), "serve", "--port", "8765"])
+    assert code == 2
+    assert "empty" in capsys.readouterr().err
+    assert not (tmp_path / "memengine.db").exists()  # refused before opening anything

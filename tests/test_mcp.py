@@ -57,18 +57,18 @@ async def _round_trip(data_dir: Path, errlog) -> None:
             rec = _data(await s.call_tool("recall", {"query": "When is the project deadline?"}))
             assert rec["confidence"] in ("certain", "vague")
             top = rec["hits"][0]
-            assert top["memory_id"] == new_id and "November 2" in top["text"]
+            assert top["memory"]["id"] == new_id and "November 2" in top["memory"]["text"]
             assert {"score", "semantic", "lexical", "importance"} <= set(top)
             assert top["citation"]["source_message"] == "Actually, the deadline moved to November 2."
             assert "timestamp" in top["citation"] and "source_id" in top["citation"]
-            assert not any("October 15" in h["text"] for h in rec["hits"])
+            assert not any("October 15" in h["memory"]["text"] for h in rec["hits"])
 
             unknown = _data(await s.call_tool("recall", {"query": "What is the user's favourite food?"}))
             assert unknown["hits"] == [] and unknown["confidence"] == "unknown"
             assert _data(await s.call_tool("recall", {"query": "What OS does the user use?"}))["hits"] == []
             bob = _data(await s.call_tool("recall", {"query": "What OS does the user use?", "user_id": "bob",
                                                      "top_k": 1}))
-            assert len(bob["hits"]) == 1 and bob["hits"][0]["memory_id"] == bob_id
+            assert len(bob["hits"]) == 1 and bob["hits"][0]["memory"]["id"] == bob_id
 
             lst = _data(await s.call_tool("list_memories", {}))
             assert [m["id"] for m in lst["memories"]] == [new_id]
@@ -88,7 +88,7 @@ async def _round_trip(data_dir: Path, errlog) -> None:
             gone = _data(await s.call_tool("forget", {"memory_id": new_id}))
             assert gone["status"] == "deleted" and gone["memory"]["status"] == "deleted"
             after = _data(await s.call_tool("recall", {"query": "When is the project deadline?"}))
-            assert new_id not in [h["memory_id"] for h in after["hits"]]
+            assert new_id not in [h["memory"]["id"] for h in after["hits"]]
             assert _data(await s.call_tool("list_memories", {"user_id": "bob"}))["count"] == 1
 
 

@@ -15,11 +15,13 @@ from engine import MemoryEngine, Settings
 pytestmark = pytest.mark.integration
 
 KEY = "s3cret-key-0123"
+BASE = "http://127.0.0.1"
+NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
 def make_client(engine, tmp_path, **settings_kw) -> TestClient:
     app = create_app(Settings(data_dir=tmp_path, **settings_kw), engine=engine)
-    return TestClient(app)
+    return TestClient(app, base_url=BASE)  # the API accepts loopback Host names only
 
 
 @pytest.fixture
@@ -365,7 +367,7 @@ def test_export_import_round_trip(client, embedder, tmp_path):
 def test_import_rejects_other_users_lines(client):
     ingest(client, "I use Arch Linux.", user_id="alice")
     alice = client.get("/export", params={"user_id": "alice"}).content
-    r = client.post("/import", params={"user_id": "mallory"}, content=alice)
+    r = client.post("/import", params={"user_id": "mallory"}, content=alice, headers=NDJSON)
     assert r.status_code == 422
     assert "belongs to user_id 'alice'" in r.json()["detail"]
     assert client.get("/memories", params={"user_id": "mallory", "status": "all"}).json()["total"] == 0
@@ -383,13 +385,13 @@ def test_import_rejects_other_users_lines(client):
     ],
 )
 def test_import_bad_body_422(client, content, fragment):
-    r = client.post("/import", params={"user_id": "alice"}, content=content)
+    r = client.post("/import", params={"user_id": "alice"}, content=content, headers=NDJSON)
     assert r.status_code == 422
     assert fragment in r.json()["detail"]
 
 
 def test_import_malformed_record_is_422_from_engine(client):
-    r = client.post("/import", params={"user_id": "alice"}, content=b'{"user_id": "alice", "nonsense": true}\n')
+    r = client.post("/import", params={"user_id": "alice"}, content=b'{"user_id": "alice", "nonsense": true}\n', headers=NDJSON)
     assert r.status_code == 422, r.text
     assert isinstance(r.json()["detail"], str)
 
@@ -400,7 +402,7 @@ def test_import_has_a_larger_body_limit(client):
     line = json.dumps({"user_id": "someone-else", "text": "x" * 1000}).encode() + b"\n"
     body = line * (1536 * 1024 // len(line))
     assert len(body) > 1024 * 1024
-    r = client.post("/import", params={"user_id": "alice"}, content=body)
+    r = client.post("/import", params={"user_id": "alice"}, content=body, headers=NDJSON)
     assert r.status_code == 422
     r = client.post("/memory", content=body, headers={"content-type": "application/json"})
     assert r.status_code == 413
@@ -427,15 +429,17 @@ def test_api_key_required_everywhere_but_health(keyed):
         ("DELETE", "/memory/1", {"params": {"user_id": "alice"}}),
         ("DELETE", "/users/alice", {}),
         ("GET", "/export", {"params": {"user_id": "alice"}}),
-        ("POST", "/import", {"params": {"user_id": "alice"}, "content": b'{"user_id": "alice"}\n'}),
+        ("POST", "/import", {"params": {"user_id": "alice"}, "content": b'{"user_id": "alice"}\n',
+                             "headers": NDJSON}),
     ]
     for method, path, kw in calls:
         for headers in ({}, {"X-API-Key": "wrong"}, {"Authorization": "Bearer wrong"},
                         {"Authorization": f"Basic {KEY}"}, {"X-API-Key": ""}):
-            r = keyed.request(method, path, headers=headers, **kw)
+            r = keyed.request(method, path, **{**kw, "headers": {**kw.get("headers", {}), **headers}})
             assert r.status_code == 401, (method, path, headers, r.status_code)
             assert "API key" in r.json()["detail"]
-    assert keyed.get("/health").json()["counts"]["total"] == 0  # the refused POST stored nothing
+    # the refused POSTs stored nothing
+    assert keyed.get("/health", headers={"X-API-Key": KEY}).json()["counts"]["total"] == 0
 
 
 def test_non_ascii_key_is_401_not_500(keyed):
@@ -461,7 +465,7 @@ def test_no_key_configured_means_open(client):
 def test_lifespan_opens_and_closes_its_own_engine(tmp_path):
     settings = Settings(data_dir=tmp_path / "own")
     app = create_app(settings)
-    with TestClient(app) as c:
+    with TestClient(app, base_url=BASE) as c:
         assert c.get("/health").status_code == 200
         assert c.post("/memory", json={"message": "I use Arch Linux."}).status_code == 201
     assert app.state.engine is None
@@ -498,3 +502,137 @@ def test_real_uvicorn_server(engine, tmp_path, free_port):
         server.should_exit = True
         thread.join(timeout=20)
     assert not thread.is_alive(), "uvicorn did not stop"
+
+
+# ------------------------------------------------------------------------------------------
+# Browser safety: content types, Origin, Host
+# ------------------------------------------------------------------------------------------
+
+def test_a_body_needs_a_json_content_type_415(client):
+    body = json.dumps({"message": "I use Arch Linux.", "user_id": "alice"}).encode()
+    for ctype in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", None):
+        headers = {"Content-Type": ctype} if ctype else {}
+        r = client.post("/memory", content=body, headers=headers)
+        assert r.status_code == 415, (ctype, r.text)
+        assert "application/json" in r.json()["detail"]
+    assert client.post("/memory", content=body,
+                       headers={"Content-Type": "application/json; charset=utf-8"}).status_code == 201
+    line = json.dumps({"kind": "header", "format": "memengine-export"}).encode()
+    assert client.post("/import", params={"user_id": "alice"}, content=line,
+                       headers={"Content-Type": "text/plain"}).status_code == 415
+    for ctype in ("application/x-ndjson", "application/jsonl", "application/json"):
+        r = client.post("/import", params={"user_id": "alice"}, content=line, headers={"Content-Type": ctype})
+        assert r.status_code == 422, (ctype, r.text)  # past the content-type check: the body holds no records
+    assert client.get("/memories", params={"user_id": "alice"}).json()["total"] == 1
+
+
+def test_foreign_origin_403_same_origin_and_configured_ones_pass(engine, tmp_path, monkeypatch):
+    body = {"message": "I use Arch Linux.", "user_id": "alice"}
+    with make_client(engine, tmp_path) as c:
+        for origin in ("http://evil.example", "null", "http://127.0.0.1.evil.example", "http://localhost:3000"):
+            r = c.post("/memory", json=body, headers={"Origin": origin})
+            assert r.status_code == 403, (origin, r.text)
+            assert c.get("/memories", params={"user_id": "alice"}, headers={"Origin": origin}).status_code == 403
+        assert engine.count_memories(user_id="alice", status="all") == 0
+        # The server's own pages (/docs) are same-origin.
+        assert c.post("/memory", json=body, headers={"Origin": "http://127.0.0.1"}).status_code == 201
+    monkeypatch.setenv("MEMENGINE_ALLOWED_ORIGINS", "http://localhost:3000, https://app.example")
+    with make_client(engine, tmp_path) as c:
+        assert c.get("/memories", params={"user_id": "alice"},
+                     headers={"Origin": "http://localhost:3000"}).status_code == 200
+        assert c.get("/memories", params={"user_id": "alice"},
+                     headers={"Origin": "http://evil.example"}).status_code == 403
+
+
+def test_only_loopback_host_names_unless_configured(engine, tmp_path, monkeypatch):
+    with make_client(engine, tmp_path) as c:
+        for host in ("127.0.0.1", "127.0.0.1:8000", "localhost", "localhost:1", "[::1]", "[::1]:8000", "LOCALHOST"):
+            assert c.get("/health", headers={"Host": host}).status_code == 200, host
+        for host in ("evil.example", "evil.example:8000", "127.0.0.1.nip.io", "10.0.0.5", "", "localhost.evil"):
+            r = c.get("/memories", params={"user_id": "a"}, headers={"Host": host})
+            assert r.status_code in (400, 421), (host, r.text)
+    monkeypatch.setenv("MEMENGINE_ALLOWED_HOSTS", "memory.lan")
+    with make_client(engine, tmp_path) as c:
+        assert c.get("/health", headers={"Host": "memory.lan:8000"}).status_code == 200
+        assert c.get("/health", headers={"Host": "127.0.0.1"}).status_code == 200
+        assert c.get("/health", headers={"Host": "evil.example"}).status_code == 421
+
+
+def test_an_empty_api_key_is_an_error_not_auth_off(engine, tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        create_app(Settings(data_dir=tmp_path, api_key=""), engine=engine)
+    with pytest.raises(ValueError, match="empty"):
+        create_app(Settings(data_dir=tmp_path, api_key="   "), engine=engine)
+
+
+# ------------------------------------------------------------------------------------------
+# Odd input: never 500
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw", [
+    b'{"query": "x", "user_id": "a", "threshold": NaN}',
+    b'{"query": "x", "user_id": "a", "threshold": Infinity}',
+    b'{"query": "x", "user_id": "a", "threshold": -Infinity}',
+    b'{"query": "x", "user_id": "a", "threshold": 1e400}',
+    b'{"query": "x", "user_id": "a", "alpha": NaN}',
+    b'{"query": "\\ud800", "user_id": "a"}',
+    b'{"query": "x", "user_id": "\\udfff"}',
+    b'{"message": "I live in \\ud83d Oslo", "user_id": "a"}',
+    b'{"subject": "u", "attribute": "a", "value": "v", "importance": NaN}',
+])
+def test_non_finite_numbers_and_lone_surrogates_are_422(client, raw):
+    route = "/recall" if b"query" in raw else "/memory"
+    r = client.post(route, content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    detail = json.dumps(r.json()["detail"])
+    assert any(word in detail for word in ("finite", "surrogate", "NaN", "number")), detail
+
+
+@pytest.mark.parametrize("field, value", [
+    ("source_id", {"a": 1}), ("created_at", ["2026"]), ("text", {"x": 1}), ("speaker", [1]), ("timestamp", {}),
+])
+def test_import_record_with_a_structure_in_a_text_field_is_422(client, field, value):
+    message = {"kind": "message", "id": 1, "user_id": "alice", "text": "I use Arch.", "source_id": None,
+               "timestamp": None, "speaker": None, "outcome": None, "created_at": "2026-01-01T00:00:00Z"}
+    message[field] = value
+    r = client.post("/import", params={"user_id": "alice"}, content=json.dumps(message).encode(),
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 422, r.text
+    assert field in r.json()["detail"]
+    assert client.get("/memories", params={"user_id": "alice", "status": "all"}).json()["total"] == 0
+
+
+# ------------------------------------------------------------------------------------------
+# Forget ids with "/", docs without network, health behind the key
+# ------------------------------------------------------------------------------------------
+
+def test_forget_a_user_id_with_a_slash(client, engine):
+    ingest(client, "I use Arch Linux.", user_id="team/alice")
+    ingest(client, "I use Debian.", user_id="bob")
+    r = client.delete("/users", params={"user_id": "team/alice"})
+    assert r.status_code == 200, r.text
+    assert r.json()["user_id"] == "team/alice" and r.json()["deleted"]["memories"] >= 1
+    assert engine.count_memories(user_id="team/alice", status="all") == 0
+    assert engine.count_memories(user_id="bob", status="all") == 1
+    assert client.delete("/users").status_code == 422  # no user id: refused, nobody forgotten
+    assert engine.count_memories(user_id="bob", status="all") == 1
+
+
+def test_docs_pages_load_nothing_from_the_network(client):
+    r = client.get("/docs")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "/recall" in r.text and "/openapi.json" in r.text
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        page = client.get(path)
+        assert "https://" not in page.text and "http://" not in page.text, path
+
+
+def test_health_shows_counts_only_with_the_key(keyed):
+    bare = keyed.get("/health")
+    assert bare.status_code == 200
+    assert bare.json()["status"] == "ok" and bare.json()["version"]
+    assert "counts" not in bare.json()
+    full = keyed.get("/health", headers={"X-API-Key": KEY}).json()
+    assert full["counts"]["users"] == 0
+    assert "counts" not in keyed.get("/health", headers={"X-API-Key": "wrong"}).json()
+
