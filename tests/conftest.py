@@ -11,6 +11,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from engine import MemoryEngine, Settings, load_embedder  # noqa: E402
 
+pytest_plugins = ["tests.servers"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch):
