@@ -21,7 +21,9 @@ from typing import Iterator
 
 import pytest
 
-POSTGRES_BIN_DIRS = ("/usr/lib/postgresql/15/bin",)
+# Debian keeps the server binaries off PATH, one directory per major version; 15 is the one we test on.
+POSTGRES_BIN_ROOT = Path("/usr/lib/postgresql")
+PREFERRED_POSTGRES_MAJOR = "15"
 # PostgreSQL refuses to run as root; when the tests run as root the cluster runs as this user.
 POSTGRES_OS_USER = "memengine-test"
 TEST_DATABASE = "memengine_test"
@@ -44,8 +46,12 @@ def unavailable(reason: str) -> None:
 
 
 def _postgres_binary(name: str) -> str | None:
-    for directory in POSTGRES_BIN_DIRS:
-        candidate = Path(directory) / name
+    majors = sorted((p.name for p in POSTGRES_BIN_ROOT.glob("*") if p.name.isdigit()), key=int, reverse=True)
+    if PREFERRED_POSTGRES_MAJOR in majors:
+        majors.remove(PREFERRED_POSTGRES_MAJOR)
+        majors.insert(0, PREFERRED_POSTGRES_MAJOR)
+    for major in majors:
+        candidate = POSTGRES_BIN_ROOT / major / "bin" / name
         if candidate.exists():
             return str(candidate)
     return shutil.which(name)
