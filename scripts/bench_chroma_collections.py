@@ -7,7 +7,9 @@ For each user count it starts a fresh Chroma server (in a temp dir, 127.0.0.1, a
   then the cost of a top-5 query in one user's collection;
 - shared layout: one collection holding the same total number of vectors with a `user_id` metadata
   field, the cost of adding them in batches, then the cost of a top-5 query with `where={"user_id": ...}`.
-It also reports the server's data directory size for each layout. Vectors are random unit vectors of
+It also reports the server's data directory size for each layout. Collections use Chroma's default
+HNSW parameters with cosine space; `--engine-hnsw` uses the engine's own (engine/index.py: more
+neighbours, wider search), which makes both layouts' queries slower and each collection a bit bigger. Vectors are random unit vectors of
 MiniLM's dimension (384) from a seeded generator, so every run stores and asks the same things.
 The figures are wall-clock times on whatever else the machine is doing: run it on a quiet machine.
 """
@@ -26,9 +28,11 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 DIMENSION = 384  # all-MiniLM-L6-v2
 ADD_BATCH = 2_000  # vectors per add() call on the shared collection
@@ -76,6 +80,14 @@ def chroma_server(path: Path) -> Iterator[int]:
         log.close()
 
 
+def collection_options(engine_hnsw: bool) -> dict[str, Any]:
+    if engine_hnsw:
+        from engine.index import HNSW
+
+        return {"configuration": {"hnsw": dict(HNSW)}}
+    return {"metadata": {"hnsw:space": "cosine"}}
+
+
 def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
     v = rng.standard_normal((n, DIMENSION)).astype(np.float32)
     return v / np.linalg.norm(v, axis=1, keepdims=True)
@@ -91,7 +103,7 @@ def summary(samples_s: list[float]) -> str:
     return f"mean {statistics.fmean(ms):7.2f} ms  p50 {statistics.median(ms):7.2f} ms  p95 {p95:7.2f} ms"
 
 
-def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed: int) -> None:
+def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed: int, engine_hnsw: bool) -> None:
     import chromadb
 
     rng = np.random.default_rng(seed)
@@ -102,7 +114,7 @@ def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed:
         started_all = time.perf_counter()
         for u in range(users):
             started = time.perf_counter()
-            col = client.create_collection(f"user_{u}", metadata={"hnsw:space": "cosine"})
+            col = client.create_collection(f"user_{u}", **collection_options(engine_hnsw))
             creates.append(time.perf_counter() - started)
             vectors = unit_vectors(rng, per_user)
             started = time.perf_counter()
@@ -133,7 +145,7 @@ def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed:
     print(f"  data directory               {directory_mb(path):.1f} MB")
 
 
-def bench_shared(workdir: Path, users: int, per_user: int, queries: int, seed: int) -> None:
+def bench_shared(workdir: Path, users: int, per_user: int, queries: int, seed: int, engine_hnsw: bool) -> None:
     import chromadb
 
     rng = np.random.default_rng(seed)
@@ -142,7 +154,7 @@ def bench_shared(workdir: Path, users: int, per_user: int, queries: int, seed: i
     with chroma_server(path) as port:
         client = chromadb.HttpClient(host="127.0.0.1", port=port)
         started = time.perf_counter()
-        col = client.create_collection("memories", metadata={"hnsw:space": "cosine"})
+        col = client.create_collection("memories", **collection_options(engine_hnsw))
         create_s = time.perf_counter() - started
         adds = []
         started_all = time.perf_counter()
@@ -175,13 +187,15 @@ def main() -> None:
     parser.add_argument("--vectors-per-user", type=int, default=5)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--engine-hnsw", action="store_true", help="the engine's HNSW parameters, not Chroma's")
     args = parser.parse_args()
     print(f"chroma run on 127.0.0.1; {os.cpu_count()} CPUs; {args.vectors_per_user} vectors per user; "
-          f"{args.queries} queries per layout; dimension {DIMENSION}", flush=True)
+          f"{args.queries} queries per layout; dimension {DIMENSION}; "
+          f"HNSW {'of the engine' if args.engine_hnsw else 'Chroma defaults'}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench_chroma_") as tmp:
         for users in args.users:
-            bench_shared(Path(tmp), users, args.vectors_per_user, args.queries, args.seed)
-            bench_per_user(Path(tmp), users, args.vectors_per_user, args.queries, args.seed)
+            bench_shared(Path(tmp), users, args.vectors_per_user, args.queries, args.seed, args.engine_hnsw)
+            bench_per_user(Path(tmp), users, args.vectors_per_user, args.queries, args.seed, args.engine_hnsw)
             print(flush=True)
 
 
