@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -185,6 +185,9 @@ class PgLedger:
         self.connect_timeout_s = connect_timeout_s
         self._idle: queue.LifoQueue = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(pool_size)
+        # The connection of the transaction this thread is in: reads inside a transaction see its writes,
+        # as with the SQLite ledger's single connection.
+        self._local = threading.local()
         self._closed = False
         if migrate:
             self.migrate()
@@ -232,23 +235,32 @@ class PgLedger:
         lock, so a user's writes are serialised across every process; the locks go with the commit
         or rollback. Several users are locked in sorted order, so two such transactions cannot deadlock.
         """
+        if getattr(self._local, "conn", None) is not None:
+            raise EngineError("a transaction is already open on this thread; transactions do not nest")
         users: list[str] = []
         if isinstance(user_id, str):
             users = [user_id]
         elif user_id is not None:
             users = sorted(set(user_id))
         with self._checkout() as raw:
+            self._local.conn = raw
             try:
                 for key in sorted({user_lock_key(u) for u in users}):
                     raw.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
                 yield PgConnection(raw)
             except BaseException:
-                raw.rollback()
+                with suppress(self._psycopg.Error):  # a lost connection must not hide the original error
+                    raw.rollback()
                 raise
+            finally:
+                self._local.conn = None
             raw.commit()
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        """A read outside any write transaction: its own short transaction on a pooled connection."""
+        """A read: inside this thread's open transaction if there is one, else its own short transaction."""
+        current = getattr(self._local, "conn", None)
+        if current is not None:
+            return current.execute(to_psycopg(sql), tuple(params)).fetchall()
         with self._checkout() as raw:
             rows = raw.execute(to_psycopg(sql), tuple(params)).fetchall()
             raw.rollback()
@@ -279,13 +291,12 @@ class PgLedger:
                 for number, script in enumerate(MIGRATIONS, start=1):
                     if number in done:
                         continue
-                    for statement in script.split(";\n"):
-                        if statement.strip():
-                            raw.execute(statement)
+                    raw.execute(script)  # no parameters: psycopg sends it as one multi-statement query
                     raw.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (number,))
                     applied_now.append(number)
             except BaseException:
-                raw.rollback()
+                with suppress(self._psycopg.Error):
+                    raw.rollback()
                 raise
             raw.commit()
         return applied_now

@@ -58,6 +58,7 @@ import uuid  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from engine import EngineError  # noqa: E402
 from engine.pg import MIGRATIONS, PgLedger, to_psycopg, user_lock_key  # noqa: E402
 
 NOW = "2026-12-01T00:00:00.000000+00:00"
@@ -336,3 +337,17 @@ def test_two_processes_writing_one_user_lose_no_update(ledger, pg_database):
         p.join(120)
     assert [p.exitcode for p in procs] == [0, 0]
     assert ledger.get_meta("counter:carol") == "100"
+
+
+def test_reads_inside_a_transaction_see_its_writes_on_the_same_connection(pg_database):
+    ledger = PgLedger(pg_database, pool_size=1, lock_timeout_s=2)  # a second connection would not be there
+    try:
+        with ledger.transaction("u1") as conn:
+            memory_id = add_memory(conn)
+            assert ledger.query("SELECT id, '100%' FROM memories WHERE user_id = ?", ("u1",)) == [(memory_id, "100%")]
+            with pytest.raises(EngineError, match="do not nest"):
+                with ledger.transaction("u1"):
+                    pass
+        assert ledger.query("SELECT COUNT(*) FROM memories") == [(1,)]
+    finally:
+        ledger.close()
