@@ -263,52 +263,52 @@ def test_the_schema_refuses_rows_that_break_the_invariants(ledger):
     assert ledger.query("SELECT status FROM memories WHERE id = ?", (oslo,)) == [("active",)]
 
 
-def _backend_waits_on_advisory_lock(ledger, pid) -> bool:
-    rows = ledger.query("SELECT wait_event_type, wait_event FROM pg_stat_activity WHERE pid = ?", (pid,))
-    return rows == [("Lock", "advisory")]
+def _writers_waiting_on_a_user_lock(watcher) -> int:
+    """Backends of this test's database blocked on an advisory lock: we watch PostgreSQL, not the clock."""
+    return watcher.query(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND wait_event_type = 'Lock' AND wait_event = 'advisory'")[0][0]
 
 
-def _start_writer(ledger, user_id, entered: threading.Event, pids: list):
-    def run():
+def _start_writer(ledger, user_id, entered: threading.Event) -> threading.Thread:
+    def write():
         with ledger.transaction(user_id) as conn:
             entered.set()
-            conn.execute("SELECT 1")
-    # The second writer's backend pid, to watch it wait in PostgreSQL rather than guess with sleeps.
-    def run_and_report():
-        with ledger._checkout() as raw:
-            pids.append(raw.info.backend_pid)
-        run()
-    thread = threading.Thread(target=run_and_report, daemon=True)
+            add_memory(conn, user_id=user_id, attribute="job", value="writer")
+    thread = threading.Thread(target=write, daemon=True)
     thread.start()
     return thread
 
 
 def test_the_user_lock_serialises_one_users_writers_but_not_different_users(pg_database):
-    ledger = PgLedger(pg_database, pool_size=1)  # one pooled connection: the writer thread reuses the pid it reports
+    writers = PgLedger(pg_database)
     holder = PgLedger(pg_database, pool_size=1)
     watcher = PgLedger(pg_database, pool_size=1)
     try:
         with holder.transaction("alice") as conn:
             add_memory(conn, user_id="alice")
             # another user's writer goes straight through while alice's lock is held
-            bob_entered, bob_pids = threading.Event(), []
-            bob = _start_writer(ledger, "bob", bob_entered, bob_pids)
+            bob_entered = threading.Event()
+            bob = _start_writer(writers, "bob", bob_entered)
             bob.join(WAIT_S)
             assert bob_entered.is_set() and not bob.is_alive()
-            # alice's second writer waits on the advisory lock inside PostgreSQL
-            alice_entered, alice_pids = threading.Event(), []
-            alice = _start_writer(ledger, "alice", alice_entered, alice_pids)
+            # alice's second writer waits on the advisory lock inside PostgreSQL until the holder commits
+            alice_entered = threading.Event()
+            alice = _start_writer(writers, "alice", alice_entered)
             pause = threading.Event()
             for _ in range(WAIT_S * 20):
-                if alice_pids and _backend_waits_on_advisory_lock(watcher, alice_pids[0]):
+                if _writers_waiting_on_a_user_lock(watcher) == 1:
                     break
                 pause.wait(0.05)
-            assert alice_pids and _backend_waits_on_advisory_lock(watcher, alice_pids[0])
+            assert _writers_waiting_on_a_user_lock(watcher) == 1
             assert not alice_entered.is_set()
         alice.join(WAIT_S)  # the commit released the lock
         assert alice_entered.is_set() and not alice.is_alive()
+        assert _writers_waiting_on_a_user_lock(watcher) == 0
+        assert watcher.query("SELECT user_id, COUNT(*) FROM memories GROUP BY user_id ORDER BY 1") == [
+            ("alice", 2), ("bob", 1)]
     finally:
-        ledger.close()
+        writers.close()
         holder.close()
         watcher.close()
 
