@@ -2,13 +2,22 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import threading
 import urllib.request
+import uuid
 
+import numpy as np
 import pytest
 
-pytestmark = pytest.mark.servers
+from engine import EngineError
+from engine.pg import MIGRATIONS, PgLedger, to_psycopg, user_lock_key
+
+NOW = "2026-12-01T00:00:00.000000+00:00"
+WAIT_S = 30  # generous bound for "the other side got there"; the tests never depend on it being short
 
 
+@pytest.mark.servers
 def test_postgres_fixture_gives_a_working_database_on_loopback(postgres_url):
     import psycopg
 
@@ -22,6 +31,7 @@ def test_postgres_fixture_gives_a_working_database_on_loopback(postgres_url):
         conn.execute("DROP TABLE fixture_probe")
 
 
+@pytest.mark.servers
 def test_chroma_fixture_answers_heartbeat_and_stores_vectors(chroma_server_url):
     import chromadb
 
@@ -51,19 +61,6 @@ def test_a_missing_server_skips_only_when_servers_are_not_required(monkeypatch, 
 
 
 # -- engine/pg.py: the PostgreSQL ledger -------------------------------------------------------------
-
-import multiprocessing  # noqa: E402
-import threading  # noqa: E402
-import uuid  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-from engine import EngineError  # noqa: E402
-from engine.pg import MIGRATIONS, PgLedger, to_psycopg, user_lock_key  # noqa: E402
-
-NOW = "2026-12-01T00:00:00.000000+00:00"
-WAIT_S = 30  # generous bound for "the other side got there"; the tests never depend on it being short
-
 
 @pytest.fixture
 def pg_database(postgres_url):
@@ -123,6 +120,7 @@ def test_bad_arguments_raise_value_error():
         PgLedger("postgresql://u@127.0.0.1:1/db", pool_size=0)
 
 
+@pytest.mark.servers
 def test_migrations_apply_once_and_are_idempotent(pg_database):
     first = PgLedger(pg_database, migrate=False)
     try:
@@ -148,6 +146,7 @@ def _migrate_in_process(url, barrier, results):
         led.close()
 
 
+@pytest.mark.servers
 def test_two_processes_migrating_at_once_apply_each_migration_exactly_once(pg_database):
     ctx = multiprocessing.get_context("spawn")
     barrier, results = ctx.Barrier(2), ctx.Queue()
@@ -167,6 +166,7 @@ def test_two_processes_migrating_at_once_apply_each_migration_exactly_once(pg_da
         led.close()
 
 
+@pytest.mark.servers
 def test_meta_messages_outbox_round_trip(ledger):
     with ledger.transaction("u1") as conn:
         ledger.set_meta("model", "all-MiniLM-L6-v2", conn)
@@ -184,6 +184,7 @@ def test_meta_messages_outbox_round_trip(ledger):
     assert np.frombuffer(blob, dtype=np.float32).tolist() == [1.0, 1.0, 1.0, 1.0]
 
 
+@pytest.mark.servers
 def test_a_failed_transaction_leaves_nothing(ledger):
     with pytest.raises(RuntimeError):
         with ledger.transaction("u1") as conn:
@@ -192,6 +193,7 @@ def test_a_failed_transaction_leaves_nothing(ledger):
     assert ledger.query("SELECT COUNT(*) FROM memories") == [(0,)]
 
 
+@pytest.mark.servers
 def test_superseding_the_engine_way_commits_and_keeps_the_chain(ledger):
     with ledger.transaction("u1") as conn:
         old = add_memory(conn, value="Oslo")
@@ -206,6 +208,7 @@ def test_superseding_the_engine_way_commits_and_keeps_the_chain(ledger):
             ledger.mark_superseded(conn, old, new + 1, NOW)
 
 
+@pytest.mark.servers
 def test_memory_ids_are_never_reused(ledger):
     with ledger.transaction("u1") as conn:
         first = add_memory(conn, value="Oslo")
@@ -230,6 +233,7 @@ def _violation(ledger, write):
     return caught.value
 
 
+@pytest.mark.servers
 def test_the_schema_refuses_rows_that_break_the_invariants(ledger):
     import psycopg.errors as errors
 
@@ -280,6 +284,7 @@ def _start_writer(ledger, user_id, entered: threading.Event) -> threading.Thread
     return thread
 
 
+@pytest.mark.servers
 def test_the_user_lock_serialises_one_users_writers_but_not_different_users(pg_database):
     writers = PgLedger(pg_database)
     holder = PgLedger(pg_database, pool_size=1)
@@ -326,6 +331,7 @@ def _increment_counter(url, user_id, times, barrier):
         led.close()
 
 
+@pytest.mark.servers
 def test_two_processes_writing_one_user_lose_no_update(ledger, pg_database):
     ledger.set_meta("counter:carol", "0")
     ctx = multiprocessing.get_context("spawn")
@@ -339,6 +345,7 @@ def test_two_processes_writing_one_user_lose_no_update(ledger, pg_database):
     assert ledger.get_meta("counter:carol") == "100"
 
 
+@pytest.mark.servers
 def test_reads_inside_a_transaction_see_its_writes_on_the_same_connection(pg_database):
     ledger = PgLedger(pg_database, pool_size=1, lock_timeout_s=2)  # a second connection would not be there
     try:
