@@ -101,9 +101,9 @@ def postgres_url(free_port) -> Iterator[str]:
         # Loopback only, the socket in our own dir; durability is irrelevant for a throw-away cluster.
         options = (f"-c listen_addresses=127.0.0.1 -p {port} -k {root} -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=50")
+        started = True  # before the attempt: a start that timed out may still leave a server running
         _run(_as_postgres_user([binaries["pg_ctl"], "-D", str(data), "-l", str(log), "-o", options,
                                 "-w", "-t", str(START_TIMEOUT_S), "start"]), "pg_ctl start", log=log, cwd=root)
-        started = True
         _run([binaries["createdb"], "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", TEST_DATABASE],
              "createdb", log=log)
         yield f"postgresql://postgres@127.0.0.1:{port}/{TEST_DATABASE}"
