@@ -53,8 +53,8 @@ def chroma_executable() -> str:
 
 
 @contextmanager
-def chroma_server(path: Path) -> Iterator[int]:
-    """A `chroma run` on 127.0.0.1 with its data under `path`; yields the port, stops the server after."""
+def chroma_server(path: Path) -> Iterator[tuple[int, int]]:
+    """A `chroma run` on 127.0.0.1 with its data under `path`; yields (port, pid), stops the server after."""
     port = free_port()
     log = open(path.parent / f"{path.name}.log", "wb")
     proc = subprocess.Popen([chroma_executable(), "run", "--host", "127.0.0.1", "--port", str(port),
@@ -69,7 +69,7 @@ def chroma_server(path: Path) -> Iterator[int]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"chroma run did not start; see {log.name}")
                 time.sleep(0.2)
-        yield port
+        yield port, proc.pid
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -93,6 +93,17 @@ def unit_vectors(rng: np.random.Generator, n: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
+def open_files(pid: int) -> str:
+    """The server's open file descriptors against its limit (Linux): per-user collections hold files open."""
+    try:
+        count = len(os.listdir(f"/proc/{pid}/fd"))
+        with open(f"/proc/{pid}/limits") as limits:
+            line = next(x for x in limits if x.startswith("Max open files"))
+        return f"{count} of {line.split()[3]}"
+    except (OSError, StopIteration):
+        return "unknown"
+
+
 def directory_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
@@ -108,20 +119,29 @@ def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed:
 
     rng = np.random.default_rng(seed)
     path = workdir / f"per_user_{users}"
-    with chroma_server(path) as port:
+    with chroma_server(path) as (port, pid):
         client = chromadb.HttpClient(host="127.0.0.1", port=port)
         creates, adds = [], []
         started_all = time.perf_counter()
         for u in range(users):
-            started = time.perf_counter()
-            col = client.create_collection(f"user_{u}", **collection_options(engine_hnsw))
-            creates.append(time.perf_counter() - started)
-            vectors = unit_vectors(rng, per_user)
-            started = time.perf_counter()
-            col.add(ids=[f"{u}:{i}" for i in range(per_user)], embeddings=vectors.tolist())
-            adds.append(time.perf_counter() - started)
+            try:
+                started = time.perf_counter()
+                col = client.create_collection(f"user_{u}", **collection_options(engine_hnsw))
+                creates.append(time.perf_counter() - started)
+                vectors = unit_vectors(rng, per_user)
+                started = time.perf_counter()
+                col.add(ids=[f"{u}:{i}" for i in range(per_user)], embeddings=vectors.tolist())
+                adds.append(time.perf_counter() - started)
+            except Exception as exc:  # noqa: BLE001 - the failure is a result: report it, measure what was built
+                print(f"  FAILED at collection {u + 1}: {type(exc).__name__}: {str(exc)[:160]}; "
+                      f"server open files {open_files(pid)}", flush=True)
+                users = len(adds)
+                break
             if users >= 1000 and (u + 1) % (users // 10) == 0:
-                print(f"  ... {u + 1} collections, {time.perf_counter() - started_all:.0f} s", flush=True)
+                print(f"  ... {u + 1} collections, {time.perf_counter() - started_all:.0f} s, "
+                      f"server open files {open_files(pid)}", flush=True)
+        if users == 0:
+            return
         total = time.perf_counter() - started_all
         first, last = creates[: max(1, users // 10)], creates[-max(1, users // 10):]
         print(f"per-user, {users} collections x {per_user} vectors: built in {total:.1f} s")
@@ -133,12 +153,19 @@ def bench_per_user(workdir: Path, users: int, per_user: int, queries: int, seed:
         for _ in range(queries):
             u = int(rng.integers(users))
             q = unit_vectors(rng, 1).tolist()
-            started = time.perf_counter()
-            col = client.get_collection(f"user_{u}")
-            lookups.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            col.query(query_embeddings=q, n_results=min(5, per_user))
-            answers.append(time.perf_counter() - started)
+            try:
+                started = time.perf_counter()
+                col = client.get_collection(f"user_{u}")
+                lookup = time.perf_counter() - started
+                started = time.perf_counter()
+                col.query(query_embeddings=q, n_results=min(5, per_user))
+                answers.append(time.perf_counter() - started)
+                lookups.append(lookup)
+            except Exception as exc:  # noqa: BLE001 - e.g. the server is out of file descriptors
+                print(f"  query FAILED: {type(exc).__name__}: {str(exc)[:160]}", flush=True)
+                break
+        if not answers:
+            return
         print(f"  get_collection                {summary(lookups)}")
         print(f"  query top-5                   {summary(answers)}")
         print(f"  get + query                   {summary([a + b for a, b in zip(lookups, answers)])}")
@@ -151,7 +178,7 @@ def bench_shared(workdir: Path, users: int, per_user: int, queries: int, seed: i
     rng = np.random.default_rng(seed)
     path = workdir / f"shared_{users}"
     total_vectors = users * per_user
-    with chroma_server(path) as port:
+    with chroma_server(path) as (port, _pid):
         client = chromadb.HttpClient(host="127.0.0.1", port=port)
         started = time.perf_counter()
         col = client.create_collection("memories", **collection_options(engine_hnsw))
