@@ -48,6 +48,22 @@ setup_browser() {
   fi
 }
 
+setup_postgres() {
+  # Server-mode tests (tests/servers.py) start a throw-away PostgreSQL cluster with initdb/pg_ctl.
+  if [ "${MEMENGINE_SKIP_POSTGRES:-0}" != "1" ] && ! command -v initdb >/dev/null 2>&1 \
+      && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    if [ "$(id -u)" = "0" ]; then
+      echo "installing Debian's postgresql for the server-mode tests..." >&2
+      apt-get update -qq >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    else
+      echo "note: PostgreSQL is not installed (sudo apt-get install postgresql); the server-mode tests will be" \
+           "skipped, or fail where MEMENGINE_REQUIRE_SERVERS=1 or CI=true" >&2
+    fi
+  fi
+}
+
 setup_venv
 setup_python_packages
 setup_browser
+setup_postgres

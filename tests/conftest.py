@@ -13,6 +13,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from engine import MemoryEngine, Settings, load_embedder  # noqa: E402
 
+pytest_plugins = ["tests.servers"]
+
 TIERS = ("unit", "integration", "e2e")
 
 # Property tests: in CI a fixed seed (derandomize), so CI cannot go red by chance; locally random, and
