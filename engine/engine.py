@@ -3,7 +3,6 @@ ingest.py, recall.py, sync.py and transfer.py, with every SQL statement in stora
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import uuid
 from pathlib import Path
@@ -25,7 +24,7 @@ from .model import (
 )
 from .recall import Recall, SpeakerCache
 from .settings import Settings
-from .storage import Ledger, now_iso
+from .storage import Connection, IntegrityError, Ledger, now_iso
 from .sync import IndexSync
 from .vectors import MemoryVectors
 
@@ -311,7 +310,7 @@ class MemoryEngine:
             if memory.status == "deleted":
                 return memory
 
-            def change(conn: sqlite3.Connection) -> None:
+            def change(conn: Connection) -> None:
                 self.ledger.soft_delete(conn, memory.id, now_iso())
                 if memory.status == "active":
                     self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
@@ -324,7 +323,7 @@ class MemoryEngine:
         self._check_open()
         user_id = self._user(user_id)
         with self._write_lock:
-            def change(conn: sqlite3.Connection) -> tuple[int, int]:
+            def change(conn: Connection) -> tuple[int, int]:
                 removed = self.ledger.delete_user(conn, user_id)
                 self.ledger.outbox(conn, "drop_user", user_id)
                 return removed
@@ -365,7 +364,7 @@ class MemoryEngine:
             try:
                 return self.sync.write(lambda conn: transfer.import_records(self.ledger, messages, memories, vectors,
                                                                             conn))
-            except sqlite3.IntegrityError as exc:
+            except IntegrityError as exc:
                 raise ValueError(transfer.conflict_message(exc)) from None
 
     # ------------------------------------------------------------------ stats

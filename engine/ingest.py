@@ -2,7 +2,6 @@
 a plan per candidate (resolve.py) -> stored in one transaction -> indexes brought along (sync.py)."""
 from __future__ import annotations
 
-import sqlite3
 import threading
 from typing import Any
 
@@ -13,7 +12,7 @@ from .model import FactOutcome, IngestResult, MessageIn
 from .recall import SpeakerCache
 from .resolve import Neighbour, Plan, SlotState, plan_candidate
 from .settings import Settings
-from .storage import Ledger, now_iso
+from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
 from .vectors import MemoryVectors
 
@@ -73,7 +72,7 @@ class Ingest:
         """Log the messages and apply their facts in ONE transaction, then bring the indexes along."""
         now = now_iso()
 
-        def change(conn: sqlite3.Connection) -> list[tuple[int, str, list[tuple[Plan, int]]]]:
+        def change(conn: Connection) -> list[tuple[int, str, list[tuple[Plan, int]]]]:
             logged = []
             for message, cands, vectors in batch:
                 message_id = self.ledger.insert_message(conn, message, now)
@@ -98,7 +97,7 @@ class Ingest:
             ))
         return results
 
-    def plan(self, conn: sqlite3.Connection, user_id: str, cand: extractlib.Candidate, vector: np.ndarray,
+    def plan(self, conn: Connection, user_id: str, cand: extractlib.Candidate, vector: np.ndarray,
              message_id: int) -> Plan:
         """Fetch what the rules need from the ledger (index lookups, never a scan of a slot: accumulating
         slots can hold thousands of memories) and let resolve.py decide."""
@@ -124,7 +123,7 @@ class Ingest:
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours)
 
-    def _apply_candidate(self, conn: sqlite3.Connection, user_id: str, cand: extractlib.Candidate,
+    def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
         plan = self.plan(conn, user_id, cand, vector, message_id)
         if plan.action == "confirmed":

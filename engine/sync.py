@@ -9,7 +9,6 @@ replayed on the next open, and an unclean shutdown triggers an exact check of th
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from typing import Any, Callable
 
@@ -19,7 +18,7 @@ from . import text as textlib
 from .index import VectorIndex
 from .lexical import LexicalIndex
 from .model import OutboxRow
-from .storage import Ledger
+from .storage import Connection, Ledger
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +69,7 @@ class IndexSync:
             log.warning("index repaired on open: %s", report)
         return report
 
-    def new_rows(self, conn: sqlite3.Connection) -> list[OutboxRow]:
+    def new_rows(self, conn: Connection) -> list[OutboxRow]:
         """Outbox rows written since the last call (older ones are queued or applied already)."""
         rows = self.ledger.pending_outbox(self._outbox_seen, conn)
         if rows:
@@ -144,7 +143,7 @@ class IndexSync:
             with self.ledger.transaction() as conn:
                 self.ledger.delete_outbox(conn, ids)
 
-    def write(self, change: Callable[[sqlite3.Connection], Any], *, defer: bool = False) -> Any:
+    def write(self, change: Callable[[Connection], Any], *, defer: bool = False) -> Any:
         """Run a change in one transaction (with the applied outbox rows deleted in it), then apply
         the outbox rows it wrote to the indexes. Returns what `change` returned."""
         with self.ledger.transaction() as conn:

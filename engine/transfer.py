@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -17,7 +16,7 @@ from . import extraction as extractlib
 from . import text as textlib
 from .limits import EXPORT_VERSION, INGEST_STATUSES, MAX_FIELD_CHARS, MEMORY_TYPES, STATUSES
 from .model import MessageIn
-from .storage import Ledger, now_iso
+from .storage import Connection, IntegrityError, Ledger, now_iso
 
 _MESSAGE_KEYS = {"kind", "id", "user_id", "text", "source_id", "timestamp", "speaker", "outcome", "created_at"}
 _MEMORY_KEYS = {"kind", "id", "user_id", "text", "type", "subject", "attribute", "value", "multi_valued",
@@ -167,7 +166,7 @@ def _memory(record: dict, check_user: Callable[[object], str], max_text_chars: i
 
 
 def import_records(ledger: Ledger, messages: list[dict], memories: list[dict], vectors: np.ndarray,
-                   conn: sqlite3.Connection) -> int:
+                   conn: Connection) -> int:
     """Write validated records inside the caller's transaction; new ids keep the old order."""
     active = [(m["user_id"], m["subject"], m["attribute"], extractlib.value_key(m["value"]))
               for m in memories if m["status"] == "active"]
@@ -201,7 +200,7 @@ def import_records(ledger: Ledger, messages: list[dict], memories: list[dict], v
     return len(memories)
 
 
-def conflict_message(exc: sqlite3.IntegrityError) -> str:
+def conflict_message(exc: IntegrityError) -> str:
     text = str(exc)
     if "UNIQUE" in text:
         return ("import conflicts with the store: a single-valued slot or a value would be active twice "
