@@ -1,6 +1,6 @@
 """A local-first memory engine for chatbots: keeps durable facts, supersedes outdated ones with
 lineage, and recalls the relevant current facts, or nothing, so the bot can say "I don't know"."""
-from .core import MemoryEngine
+from .engine import MemoryEngine
 from .embed import Embedder, load_embedder
 from .model import (
     CONFIDENCE_LEVELS, INGEST_STATUSES, MEMORY_TYPES, STATUSES, Citation, EngineError, FactOutcome, Hit,

@@ -2,12 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, asdict
-from typing import Any
+from typing import Any, NamedTuple
 
-MEMORY_TYPES = ("fact", "preference", "project_detail", "event", "goal")
-STATUSES = ("active", "superseded", "deleted")
-INGEST_STATUSES = ("created", "superseded", "confirmed", "ignored")
-CONFIDENCE_LEVELS = ("certain", "vague", "unknown")
+from .limits import CONFIDENCE_LEVELS, INGEST_STATUSES, MEMORY_TYPES, STATUSES  # noqa: F401 (re-exported)
 
 
 class EngineError(Exception):
@@ -176,3 +173,22 @@ class RecallResult:
             "below_threshold": [h.to_dict() for h in self.below_threshold],
             "timings_ms": dict(self.timings_ms),
         }
+
+
+class MessageIn(NamedTuple):
+    """A validated message on its way into the ledger."""
+
+    text: str
+    user_id: str
+    source_id: str | None = None
+    timestamp: str | None = None
+    speaker: str | None = None
+
+
+class OutboxRow(NamedTuple):
+    """A committed change the indexes have not applied yet (op is one of limits.OUTBOX_OPS)."""
+
+    id: int
+    op: str
+    user_id: str
+    memory_id: int | None

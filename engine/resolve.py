@@ -13,27 +13,23 @@ Rules, in order:
    replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
    memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
-   CUE_MARGIN` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
+   cue_margin` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
 Facts from the same message never replace each other, and a fact about one named person never
 replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's job alone).
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
+
+This module is a pure function of plain inputs: no engine, no SQL. The ingest pipeline fetches
+the slot's state from the ledger and passes a "nearest by meaning" callable.
 """
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-import numpy as np
+from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
-from .ledger import blob_to_vector
+from .model import Memory
 
-if TYPE_CHECKING:
-    from .core import MemoryEngine
-
-CUE_MARGIN = 0.15
 STRONG_CUES = re.compile(
     r"\b(?:switched|switching|switch|changed|changing|instead|no longer|any\s?more|replaced|migrated|migrating|"
     r"moved|moving|quit|stopped|gave up|ditched|dropped|correction|i meant|wrong|not .+ but)\b",
@@ -66,98 +62,118 @@ def named_subject(text: str) -> str:
     return " ".join(words)
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """An existing memory and its cosine similarity to the new fact's vector."""
+
+    memory: Memory
+    similarity: float
+
+
+@dataclass(frozen=True)
+class SlotState:
+    """What the ledger holds in the new fact's slot (user, subject, attribute), active memories only.
+    Memories whose message_id is the new fact's message are that message's own earlier facts."""
+
+    same_value: Memory | None = None  # already holds the new value
+    single_holders: list[Neighbour] = field(default_factory=list)  # single-valued memories, any message
+    others: list[Memory] = field(default_factory=list)  # up to 2 memories from other messages
+    named_value: list[Memory] = field(default_factory=list)  # other messages' memories matching replaced_value
+
+
 @dataclass
 class Plan:
     action: str  # created | superseded | confirmed
     supersede_ids: list[int] = field(default_factory=list)
     multi: bool = False
     confirmed_id: int | None = None
+    reason: str = ""  # which rule decided, for an ingest trace
+    compared: list[tuple[int, float]] = field(default_factory=list)  # (memory id, similarity) looked at
 
 
-_SLOT = "user_id = ? AND subject = ? AND attribute = ? AND status = 'active'"
+Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest the new fact, best first
 
 
-def plan_candidate(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
-                   vector: np.ndarray, message_id: int) -> Plan:
-    """Decide what one new fact does. Every lookup is an index range or a vector query, never a scan
-    of a slot: accumulating slots (notes, hobbies) can hold thousands of memories."""
-    threshold = engine.settings.conflict_threshold
-    slot = (user_id, cand.subject, cand.attribute)
-    key = value_key(cand.value)
-    same = conn.execute(f"SELECT id FROM memories WHERE {_SLOT} AND value_key = ?", (*slot, key)).fetchone()
-    if same:
-        return Plan("confirmed", confirmed_id=same[0])
-    holders = conn.execute(f"SELECT id, embedding, message_id FROM memories WHERE {_SLOT} AND multi_valued = 0",
-                           slot).fetchall()
+def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_id: str, message_id: int,
+                   conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
+                   cue_neighbours: int = 5) -> Plan:
+    """Decide what one new fact does (rules in the module docstring)."""
+    if slot.same_value is not None:
+        return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
-    taken = [mid for mid, _, _ in holders]
-    holders = [(mid, blob) for mid, blob, msg in holders if msg != message_id]
-    # 0, 1 or "more": all the rules need, without counting a slot of thousands
-    others = len(conn.execute(f"SELECT 1 FROM memories WHERE {_SLOT} AND message_id IS NOT ? LIMIT 2",
-                              (*slot, message_id)).fetchall())
-
+    taken = [n.memory.id for n in slot.single_holders]
+    holders = [n for n in slot.single_holders if n.memory.message_id != message_id]
+    others = slot.others
+    compared: list[tuple[int, float]] = []
     targets: list[int] = []
+    reason = ""
     if cand.replaced_value and value_key(cand.replaced_value):
-        replaced = value_key(cand.replaced_value)
-        targets = [r[0] for r in conn.execute(
-            f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND value_key != '' "
-            "AND (instr(value_key, ?) > 0 OR instr(?, value_key) > 0)", (*slot, message_id, replaced, replaced))]
+        targets = [m.id for m in slot.named_value]
+        reason = f"the message names the replaced value {cand.replaced_value!r}" if targets else ""
     canonical = cand.attribute in SLOTS and not SLOTS[cand.attribute].multi
     if not targets and others:
         if not cand.multi and cand.understood:
-            targets = [mid for mid, blob in holders if canonical or float(blob_to_vector(blob) @ vector) >= threshold]
+            compared = [(n.memory.id, n.similarity) for n in holders]
+            targets = [n.memory.id for n in holders if canonical or n.similarity >= conflict_threshold]
+            reason = ("a single-valued slot holds one value" if canonical else
+                      f"same slot and at least {conflict_threshold} similar") if targets else ""
         elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
-            best = _nearest_in_slot(conn, engine, slot, vector, message_id, named_subject(cand.text))
-            if best and best[0] >= threshold:
-                targets = [best[1]]
-            elif cand.understood and others == 1:
+            ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
+            compared = [(n.memory.id, n.similarity) for n in ranked]
+            if ranked and ranked[0].similarity >= conflict_threshold:
+                targets = [ranked[0].memory.id]
+                reason = f"update cue; nearest in the slot is at least {conflict_threshold} similar"
+            elif cand.understood and len(others) == 1:
                 # an explicit switch in a slot holding one value needs no similarity to know its target
-                targets = [r[0] for r in conn.execute(
-                    f"SELECT id FROM memories WHERE {_SLOT} AND message_id IS NOT ?", (*slot, message_id))]
+                targets = [others[0].id]
+                reason = "explicit switch in a slot holding one value"
     if not targets and not others and cand.update_cue:
-        targets = _replaced_elsewhere(conn, engine, user_id, cand, vector, threshold + CUE_MARGIN, message_id)
+        found, looked = _replaced_elsewhere(cand, nearest(cue_neighbours), conflict_threshold + cue_margin,
+                                            user_id, message_id)
+        compared += looked
+        if found is not None:
+            targets = [found]
+            reason = f"update cue; nearest memory anywhere is at least {conflict_threshold + cue_margin:.2f} similar"
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
     multi = cand.multi or any(mid not in targets for mid in taken)
-    return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi)
+    if not targets:
+        reason = "kept beside the slot's current value" if taken else "nothing it replaces"
+    return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
+                compared=compared)
 
 
-def _nearest_in_slot(conn: sqlite3.Connection, engine: "MemoryEngine", slot: tuple[str, str, str],
-                     vector: np.ndarray, message_id: int, about: str) -> tuple[float, int] | None:
-    """(similarity, id) of the slot's memory nearest to the vector, from the user's vector index,
-    among those about the same person: "Dara Haddad switched jobs" never replaces a fact about Dara Silva."""
-    nearest = engine._nearest(slot[0], vector, 50)
-    if not nearest:
-        return None
-    marks = ",".join("?" * len(nearest))
-    in_slot = conn.execute(
-        f"SELECT id, text FROM memories WHERE {_SLOT} AND message_id IS NOT ? AND id IN ({marks})",
-        (*slot, message_id, *nearest)).fetchall()
-    ranked = sorted(((nearest[mid], mid) for mid, text in in_slot if named_subject(text) == about), reverse=True)
-    return ranked[0] if ranked else None
+def _in_slot(memory: Memory, cand: Candidate, user_id: str) -> bool:
+    return (memory.status == "active" and memory.user_id == user_id and memory.subject == cand.subject
+            and memory.attribute == cand.attribute)
 
 
-def _replaced_elsewhere(conn: sqlite3.Connection, engine: "MemoryEngine", user_id: str, cand: Candidate,
-                        vector: np.ndarray, min_similarity: float, message_id: int) -> list[int]:
-    nearest = engine._nearest(user_id, vector, 5)
-    for memory_id, sim in sorted(nearest.items(), key=lambda kv: kv[1], reverse=True):
-        if sim < min_similarity:
+def _nearest_in_slot(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int) -> list[Neighbour]:
+    """The slot's memories among the nearest, best first, from other messages and about the same
+    person: "Dara Haddad switched jobs" never replaces a fact about Dara Silva."""
+    about = named_subject(cand.text)
+    in_slot = [n for n in nearest if _in_slot(n.memory, cand, user_id) and n.memory.message_id != message_id
+               and named_subject(n.memory.text) == about]
+    return sorted(in_slot, key=lambda n: (n.similarity, n.memory.id), reverse=True)
+
+
+def _replaced_elsewhere(cand: Candidate, nearest: list[Neighbour], min_similarity: float, user_id: str,
+                        message_id: int) -> tuple[int | None, list[tuple[int, float]]]:
+    looked: list[tuple[int, float]] = []
+    for n in sorted(nearest, key=lambda n: n.similarity, reverse=True):
+        if n.similarity < min_similarity:
             break
-        row = conn.execute(
-            "SELECT multi_valued, subject, attribute, text FROM memories "
-            "WHERE id = ? AND user_id = ? AND status = 'active' AND message_id IS NOT ?",
-            (memory_id, user_id, message_id),
-        ).fetchone()
-        if row is None:
+        memory = n.memory
+        if memory.status != "active" or memory.user_id != user_id or memory.message_id == message_id:
             continue
-        multi_valued, subject, attribute, text = row
-        accumulating_slot = attribute in SLOTS and SLOTS[attribute].multi
-        if multi_valued and accumulating_slot and not cand.replaced_value:
+        looked.append((memory.id, n.similarity))
+        accumulating_slot = memory.attribute in SLOTS and SLOTS[memory.attribute].multi
+        if memory.multi_valued and accumulating_slot and not cand.replaced_value:
             continue
-        if cand.understood and subject != cand.subject and not subject.startswith("event:"):
+        if cand.understood and memory.subject != cand.subject and not memory.subject.startswith("event:"):
             continue
-        if named_subject(text) != named_subject(cand.text):
+        if named_subject(memory.text) != named_subject(cand.text):
             continue  # a fact about someone else
-        return [memory_id]
-    return []
+        return memory.id, looked
+    return None, looked

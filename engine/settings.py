@@ -35,6 +35,24 @@ class Settings(BaseSettings):
 
     # Two facts in one slot only replace each other when at least this similar.
     conflict_threshold: float = Field(0.50, ge=0.0, le=1.0)
+    # An update cue with no slot to match ("actually, it's at 10 now") replaces the nearest memory
+    # anywhere only when at least conflict_threshold + cue_margin similar.
+    cue_margin: float = Field(0.15, ge=0.0, le=1.0)
+    # Nearest memories searched for a switch inside a slot, and for a bare update cue anywhere.
+    slot_neighbours: int = Field(50, ge=1, le=1000)
+    cue_neighbours: int = Field(5, ge=1, le=1000)
+    # A clause no rule understood goes under the nearest canonical slot when its description is at
+    # least this similar.
+    slot_guess_floor: float = Field(0.30, ge=-1.0, le=1.0)
+    # A memory's vector is its own embedding plus this much of its slot description's embedding
+    # ("User lives in Oslo." leans toward "where the person lives: city, country, ..."): questions ask
+    # for a kind of fact more often than they repeat a memory's words. Chosen on the dev split.
+    doc_expansion: float = Field(0.35, ge=0.0, le=5.0)
+    # Superseded memories scored when a question asks about the past (newest first).
+    history_pool: int = Field(2000, ge=1, le=1_000_000)
+    # Committed vector changes written to Chroma in batches of this many on the ingest path (recall
+    # scores the waiting ones directly, so this changes speed, not answers).
+    vector_flush_at: int = Field(64, ge=1, le=100_000)
 
     max_text_chars: int = Field(20_000, ge=1)
     max_user_id_chars: int = Field(128, ge=1)

@@ -1,5 +1,5 @@
 """CLI: `python -m evaluation.run [--cases PATH] [--split dev|test|all] [--json OUT] [--min-accuracy X]
-[--threshold T --alpha A --importance-weight B]`.
+[--threshold T --alpha A --importance-weight B] [--extractor module:Class]`.
 
 Prints the report table, keeps every run's JSON under <data_dir>/runs/ (so runs can be compared later, e.g.
 by the cockpit), and exits 1 below --min-accuracy so CI can gate on quality.
@@ -7,6 +7,7 @@ by the cockpit), and exits 1 below --min-accuracy so CI can gate on quality.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from datetime import datetime
@@ -43,6 +44,17 @@ def default_report_path() -> Path:
     return path
 
 
+def load_extractor(spec: str) -> Any:
+    """`module:Class` -> an instance (no arguments), e.g. engine.extraction:RuleExtractor."""
+    module_name, sep, class_name = spec.partition(":")
+    if not sep or not module_name or not class_name:
+        raise ValueError(f"--extractor wants module:Class, got {spec!r}")
+    extractor = getattr(importlib.import_module(module_name), class_name)()
+    if not callable(getattr(extractor, "extract", None)):
+        raise ValueError(f"{spec} has no extract(text, *, speaker=None) method")
+    return extractor
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.run", description=__doc__.splitlines()[0])
     ap.add_argument("--cases", help="case file or directory (default: evaluation/cases/)")
@@ -54,14 +66,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--importance-weight", type=float)
     ap.add_argument("--failures", type=int, default=40, help="how many failed cases to list (default 40)")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    ap.add_argument("--extractor", metavar="MODULE:CLASS",
+                    help="the extractor to evaluate instead of the rule extractor (an engine.extraction.Extractor)")
     args = ap.parse_args(argv)
+    try:
+        extractor = load_extractor(args.extractor) if args.extractor else None
+    except (ImportError, AttributeError, ValueError) as exc:
+        print(f"cannot load --extractor {args.extractor}: {exc}", file=sys.stderr)
+        return 2
 
     cases = load_cases(args.cases, split=args.split)
     if not cases:
         print(f"no cases for split {args.split!r}", file=sys.stderr)
         return 2
     overrides = {"threshold": args.threshold, "alpha": args.alpha, "importance_weight": args.importance_weight}
-    report = run_cases(cases, settings_overrides=overrides, progress=None if args.quiet else stderr_progress)
+    report = run_cases(cases, settings_overrides=overrides, progress=None if args.quiet else stderr_progress,
+                       extractor=extractor)
     print(format_report(report))
     print(format_failures(report, limit=args.failures))
     saved = save_report(report, default_report_path())

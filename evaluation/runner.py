@@ -202,13 +202,14 @@ def summarize(results: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[
 
 
 def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_overrides: dict[str, Any] | None = None,
-              progress: Progress | None = None) -> dict[str, Any]:
+              progress: Progress | None = None, extractor: Any = None) -> dict[str, Any]:
     """Run cases, each on a fresh isolated store, and return the report dict (see module docstring).
 
     embedder: a loaded embedder to share; loaded once here when None.
     settings_overrides: Settings fields (threshold, alpha, importance_weight, top_k, ...); recall uses the
     engine's defaults for everything not overridden.
     progress: called as progress(done, total, case_result) after each case.
+    extractor: an engine.extraction.Extractor to use instead of the rule extractor.
     """
     from engine import MemoryEngine, load_embedder
 
@@ -221,7 +222,7 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
         for i, case in enumerate(cases):
             data_dir = Path(root) / f"case-{i:04d}"
             try:
-                with MemoryEngine(settings_for(data_dir, overrides), embedder=embedder) as eng:
+                with MemoryEngine(settings_for(data_dir, overrides), embedder=embedder, extractor=extractor) as eng:
                     result = run_case(eng, case)
             except Exception as exc:  # engine failed to open/close: record, keep going
                 result = case_result(case, CheckResult(), [], [], None, None,

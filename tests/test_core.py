@@ -310,8 +310,8 @@ def test_the_store_refuses_another_model(tmp_path, embedder):
 def test_index_damage_is_detected_and_repaired_on_open(tmp_path, embedder):
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
         ids = [r.memories[0].id for r in eng.ingest_many(["I use Arch Linux.", "I live in Berlin", "I play chess"])]
-        eng._flush_vectors()
-        eng._flush_outbox()  # nothing pending: only the full check can find the damage
+        eng.sync.flush()
+        eng.sync.forget_applied()  # nothing pending: only the full check can find the damage
         eng.index.remove("default", ids[:2])  # the vector index loses two memories behind the ledger's back
         assert not eng.verify_index()["ok"]
         eng.ledger.set_meta("clean_shutdown", "0")
@@ -327,7 +327,7 @@ def test_index_damage_is_detected_and_repaired_on_open(tmp_path, embedder):
 def test_pending_index_changes_are_replayed_on_open(tmp_path, embedder):
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
         memory = eng.ingest("I use Arch Linux.").memories[0]
-        eng._flush_vectors()
+        eng.sync.flush()
         eng.index.remove("default", [memory.id])
         with eng.ledger.transaction() as conn:
             eng.ledger.outbox(conn, "add", "default", memory.id)
@@ -374,7 +374,7 @@ def test_a_question_naming_a_speaker_does_not_match_on_the_name_alone(engine):
 
 def test_a_correction_finds_a_fact_whose_vector_is_still_queued(engine):
     engine.ingest("My flight to Lisbon lands at 18:40.")
-    assert engine._vector_queue  # not yet written to Chroma
+    assert engine.sync._vector_queue  # not yet written to Chroma
     result = engine.ingest("I misread the ticket, my flight lands at 16:40.")
     assert result.status == "superseded"
 

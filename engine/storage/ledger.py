@@ -1,8 +1,9 @@
 """The SQLite ledger: the source of truth for memories, messages, lineage and store metadata.
 
-The vector and lexical indexes are derived from it. Invariants live in the schema, so no code path
-can break them: one active memory per single-valued (user, subject, attribute) slot, no duplicate
-active value in a slot, and a memory is only ever replaced by a newer one (chains are acyclic).
+The vector and lexical indexes are derived from it. Invariants live in the schema (see schema.py), so
+no code path can break them: one active memory per single-valued (user, subject, attribute) slot, no
+duplicate active value in a slot, and a memory is only ever replaced by a newer one (chains are acyclic).
+Every SQL statement of the engine is in this package.
 """
 from __future__ import annotations
 
@@ -11,73 +12,12 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .model import Memory
-
-MIGRATIONS: list[str] = [
-    # 1: the initial schema
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE messages (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL,
-        text TEXT NOT NULL,
-        source_id TEXT,
-        timestamp TEXT,
-        speaker TEXT,
-        outcome TEXT,
-        created_at TEXT NOT NULL
-    );
-    CREATE INDEX messages_user ON messages (user_id, id);
-    CREATE TABLE memories (
-        -- AUTOINCREMENT: an id is never reused, so a citation or a replaced_by link always means one memory
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL,
-        text TEXT NOT NULL,
-        type TEXT NOT NULL CHECK (type IN ('fact', 'preference', 'project_detail', 'event', 'goal')),
-        subject TEXT NOT NULL,
-        attribute TEXT NOT NULL,
-        value TEXT NOT NULL,
-        value_key TEXT NOT NULL,
-        multi_valued INTEGER NOT NULL DEFAULT 0 CHECK (multi_valued IN (0, 1)),
-        importance REAL NOT NULL CHECK (importance >= 0 AND importance <= 1),
-        status TEXT NOT NULL CHECK (status IN ('active', 'superseded', 'deleted')),
-        replaced_by INTEGER REFERENCES memories (id) ON DELETE SET NULL,
-        supersedes INTEGER REFERENCES memories (id) ON DELETE SET NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        superseded_at TEXT,
-        message_id INTEGER REFERENCES messages (id) ON DELETE SET NULL,
-        embedding BLOB NOT NULL,
-        CHECK (replaced_by IS NULL OR replaced_by > id),
-        CHECK (supersedes IS NULL OR supersedes < id),
-        CHECK (status != 'superseded' OR replaced_by IS NOT NULL)
-    );
-    CREATE UNIQUE INDEX one_active_per_single_slot
-        ON memories (user_id, subject, attribute) WHERE status = 'active' AND multi_valued = 0;
-    CREATE UNIQUE INDEX one_active_per_value
-        ON memories (user_id, subject, attribute, value_key) WHERE status = 'active';
-    CREATE INDEX memories_user_status ON memories (user_id, status, id);
-    CREATE INDEX memories_replaced_by ON memories (replaced_by);
-    CREATE INDEX memories_supersedes ON memories (supersedes);
-    -- Changes the vector index has not applied yet, written in the same transaction as the change,
-    -- so a crash between SQLite and Chroma is repaired on the next open.
-    CREATE TABLE index_outbox (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the engine reads "rows after the last seen"
-        op TEXT NOT NULL CHECK (op IN ('add', 'remove', 'drop_user')),
-        user_id TEXT NOT NULL,
-        memory_id INTEGER
-    );
-    """,
-    # 2: slot lookups (every new fact checks its slot) and per-user speaker names without table scans
-    """
-    CREATE INDEX memories_slot ON memories (user_id, subject, attribute, status);
-    CREATE INDEX messages_user_speaker ON messages (user_id, speaker);
-    """,
-]
+from ..model import Memory, MessageIn, OutboxRow
+from . import schema
 
 _MEMORY_COLUMNS = (
     "m.id, m.user_id, m.text, m.type, m.subject, m.attribute, m.value, m.importance, m.status, m.replaced_by, "
@@ -119,23 +59,22 @@ class Ledger:
         )
         self.lock = threading.RLock()
         c = self._conn
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=FULL")  # an acknowledged write survives a crash or power cut
-        c.execute("PRAGMA foreign_keys=ON")
-        c.execute(f"PRAGMA busy_timeout={int(busy_timeout_s * 1000)}")
+        for pragma in schema.CONNECTION_PRAGMAS:
+            c.execute(pragma)
+        c.execute(schema.SET_BUSY_TIMEOUT.format(millis=int(busy_timeout_s * 1000)))
         self._migrate()
 
     # -- plumbing --------------------------------------------------------------------------
     def _migrate(self) -> None:
         with self.lock:
-            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            version = self._conn.execute(schema.GET_SCHEMA_VERSION).fetchone()[0]
+            for number, script in enumerate(schema.MIGRATIONS[version:], start=version + 1):
                 self._conn.execute("BEGIN IMMEDIATE")
                 try:
                     for statement in script.split(";\n"):
                         if statement.strip():
                             self._conn.execute(statement)
-                    self._conn.execute(f"PRAGMA user_version={number}")
+                    self._conn.execute(schema.SET_SCHEMA_VERSION.format(number=number))
                     self._conn.execute("COMMIT")
                 except BaseException:
                     self._conn.execute("ROLLBACK")
@@ -143,7 +82,7 @@ class Ledger:
 
     @property
     def schema_version(self) -> int:
-        return self._conn.execute("PRAGMA user_version").fetchone()[0]
+        return self._conn.execute(schema.GET_SCHEMA_VERSION).fetchone()[0]
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -180,11 +119,10 @@ class Ledger:
 
     # -- messages ---------------------------------------------------------------------------
     @staticmethod
-    def insert_message(conn: sqlite3.Connection, user_id: str, text: str, source_id: str | None,
-                       timestamp: str | None, speaker: str | None, created_at: str) -> int:
+    def insert_message(conn: sqlite3.Connection, message: MessageIn, created_at: str) -> int:
         cur = conn.execute(
             "INSERT INTO messages (user_id, text, source_id, timestamp, speaker, created_at) VALUES (?,?,?,?,?,?)",
-            (user_id, text, source_id, timestamp, speaker, created_at),
+            (message.user_id, message.text, message.source_id, message.timestamp, message.speaker, created_at),
         )
         return int(cur.lastrowid)
 
@@ -193,6 +131,7 @@ class Ledger:
         conn.execute("UPDATE messages SET outcome = ? WHERE id = ?", (outcome, message_id))
 
     def messages(self, user_id: str | None, limit: int, offset: int) -> list[dict[str, Any]]:
+        """A page of messages, newest first."""
         where, params = ("WHERE user_id = ?", [user_id]) if user_id is not None else ("", [])
         rows = self.query(
             f"SELECT id, user_id, text, source_id, timestamp, speaker, outcome, created_at FROM messages {where} "
@@ -221,7 +160,7 @@ class Ledger:
 
     @staticmethod
     def next_memory_id(conn: sqlite3.Connection) -> int:
-        row = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'memories'").fetchone()
+        row = conn.execute(schema.AUTOINCREMENT_SEQUENCE, ("memories",)).fetchone()
         top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         return max(row[0] if row else 0, top) + 1
 
@@ -265,9 +204,10 @@ class Ledger:
         return out
 
     def list(self, user_id: str | None, status: str, limit: int, offset: int) -> list[Memory]:
+        """A page of memories, newest first."""
         where, params = self._filter(user_id, status)
         rows = self.query(
-            f"SELECT {_MEMORY_COLUMNS} FROM {_MEMORY_FROM} {where} ORDER BY m.id LIMIT ? OFFSET ?",
+            f"SELECT {_MEMORY_COLUMNS} FROM {_MEMORY_FROM} {where} ORDER BY m.id DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
         return [_row_to_memory(r) for r in rows]
@@ -329,8 +269,145 @@ class Ledger:
         rows = self.query("SELECT DISTINCT speaker FROM messages WHERE user_id = ? AND speaker IS NOT NULL", (user_id,))
         return {r[0] for r in rows}
 
-    def superseded_for_user(self, user_id: str, limit: int) -> list[tuple[int, bytes]]:
-        return self.query(
+    def superseded_for_user(self, user_id: str, limit: int) -> list[tuple[int, np.ndarray]]:
+        """(id, vector) of the user's newest superseded memories."""
+        rows = self.query(
             "SELECT id, embedding FROM memories WHERE user_id = ? AND status = 'superseded' "
             "ORDER BY id DESC LIMIT ?", (user_id, limit),
         )
+        return [(mid, blob_to_vector(blob)) for mid, blob in rows]
+
+    def active_names(self, user_id: str, limit: int = 3) -> set[str]:
+        """The names the user gave themselves (subject 'user', attribute 'name')."""
+        rows = self.query(
+            "SELECT value FROM memories WHERE user_id = ? AND subject = 'user' AND attribute = 'name' "
+            "AND status = 'active' LIMIT ?", (user_id, limit),
+        )
+        return {value for (value,) in rows}
+
+    def status_counts(self) -> dict[str, int]:
+        return dict(self.query("SELECT status, COUNT(*) FROM memories GROUP BY status"))
+
+    def message_count(self) -> int:
+        return self.query("SELECT COUNT(*) FROM messages")[0][0]
+
+    # -- one slot, inside the writing transaction (what conflict resolution needs) -----------------
+    _SLOT = "user_id = ? AND subject = ? AND attribute = ? AND status = 'active'"
+
+    def slot_same_value(self, conn: sqlite3.Connection, slot: tuple[str, str, str], key: str) -> Memory | None:
+        row = conn.execute(f"SELECT id FROM memories WHERE {self._SLOT} AND value_key = ?", (*slot, key)).fetchone()
+        return self._get_in(conn, [row[0]])[0] if row else None
+
+    def slot_single_holders(self, conn: sqlite3.Connection, slot: tuple[str, str, str]
+                            ) -> list[tuple[Memory, np.ndarray]]:
+        """The slot's single-valued active memories with their vectors (the schema allows at most one)."""
+        rows = conn.execute(f"SELECT id, embedding FROM memories WHERE {self._SLOT} AND multi_valued = 0",
+                            slot).fetchall()
+        memories = self._get_in(conn, [r[0] for r in rows])
+        return [(m, blob_to_vector(blob)) for m, (_, blob) in zip(memories, rows)]
+
+    def slot_others(self, conn: sqlite3.Connection, slot: tuple[str, str, str], message_id: int,
+                    limit: int = 2) -> list[Memory]:
+        """Up to `limit` active memories of the slot from other messages: 0, 1 or "more" is all the
+        rules need, without reading a slot of thousands."""
+        rows = conn.execute(f"SELECT id FROM memories WHERE {self._SLOT} AND message_id IS NOT ? ORDER BY id LIMIT ?",
+                            (*slot, message_id, limit)).fetchall()
+        return self._get_in(conn, [r[0] for r in rows])
+
+    def slot_value_overlaps(self, conn: sqlite3.Connection, slot: tuple[str, str, str], message_id: int,
+                            key: str) -> list[Memory]:
+        """Active memories of the slot from other messages whose value key contains the key or is in it."""
+        contains = " OR ".join((schema.CONTAINS.format(haystack="value_key", needle="?"),
+                                schema.CONTAINS.format(haystack="?", needle="value_key")))
+        rows = conn.execute(
+            f"SELECT id FROM memories WHERE {self._SLOT} AND message_id IS NOT ? AND value_key != '' AND ({contains}) "
+            "ORDER BY id", (*slot, message_id, key, key)).fetchall()
+        return self._get_in(conn, [r[0] for r in rows])
+
+    @staticmethod
+    def _get_in(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Memory]:
+        """Memories by id, in the order given, read on the transaction's own connection."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = conn.execute(f"SELECT {_MEMORY_COLUMNS} FROM {_MEMORY_FROM} WHERE m.id IN ({marks})", list(ids))
+        by_id = {m.id: m for m in map(_row_to_memory, rows)}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def get_many_in(self, conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Memory]:
+        out: dict[int, Memory] = {}
+        ids = list(ids)
+        for start in range(0, len(ids), 500):
+            out.update((m.id, m) for m in self._get_in(conn, ids[start:start + 500]))
+        return out
+
+    # -- the index outbox --------------------------------------------------------------------------
+    def pending_outbox(self, after_id: int = 0, conn: sqlite3.Connection | None = None) -> list[OutboxRow]:
+        """Outbox rows with an id above after_id, oldest first."""
+        sql, params = "SELECT id, op, user_id, memory_id FROM index_outbox WHERE id > ? ORDER BY id", (after_id,)
+        rows = conn.execute(sql, params).fetchall() if conn is not None else self.query(sql, params)
+        return [OutboxRow(*r) for r in rows]
+
+    @staticmethod
+    def delete_outbox(conn: sqlite3.Connection, ids: Iterable[int]) -> None:
+        conn.executemany("DELETE FROM index_outbox WHERE id = ?", [(i,) for i in ids])
+
+    @staticmethod
+    def clear_outbox(conn: sqlite3.Connection) -> None:
+        conn.execute("DELETE FROM index_outbox")
+
+    # -- deleting ----------------------------------------------------------------------------------
+    @staticmethod
+    def soft_delete(conn: sqlite3.Connection, memory_id: int, at: str) -> None:
+        conn.execute("UPDATE memories SET status = 'deleted', updated_at = ? WHERE id = ?", (at, memory_id))
+
+    @staticmethod
+    def delete_user(conn: sqlite3.Connection, user_id: str) -> tuple[int, int]:
+        """Hard-delete a user's memories, messages and pending outbox rows: (memories, messages) removed."""
+        memories = conn.execute("DELETE FROM memories WHERE user_id = ?", (user_id,)).rowcount
+        messages = conn.execute("DELETE FROM messages WHERE user_id = ?", (user_id,)).rowcount
+        conn.execute("DELETE FROM index_outbox WHERE user_id = ?", (user_id,))
+        return memories, messages
+
+    # -- vectors -----------------------------------------------------------------------------------
+    def embedding_inputs(self) -> list[tuple[int, str, str | None, str, str]]:
+        """(id, text, speaker, attribute, type) of every memory: what its vector is computed from."""
+        return self.query("SELECT m.id, m.text, s.speaker, m.attribute, m.type FROM memories m "
+                          "LEFT JOIN messages s ON s.id = m.message_id ORDER BY m.id")
+
+    @staticmethod
+    def set_embeddings(conn: sqlite3.Connection, vectors: Iterable[tuple[int, np.ndarray]]) -> None:
+        conn.executemany("UPDATE memories SET embedding = ? WHERE id = ?",
+                         [(vector_to_blob(v), mid) for mid, v in vectors])
+
+    @staticmethod
+    def defer_foreign_keys(conn: sqlite3.Connection) -> None:
+        conn.execute(schema.DEFER_FOREIGN_KEYS)
+
+    # -- export / import ---------------------------------------------------------------------------
+    _MESSAGE_FIELDS = ("id", "user_id", "text", "source_id", "timestamp", "speaker", "outcome", "created_at")
+    _MEMORY_FIELDS = ("id", "user_id", "text", "type", "subject", "attribute", "value", "multi_valued", "importance",
+                      "status", "replaced_by", "supersedes", "created_at", "updated_at", "superseded_at", "message_id")
+
+    def export_messages(self, user_id: str | None) -> Iterator[dict[str, Any]]:
+        where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
+        for row in self.query(f"SELECT {', '.join(self._MESSAGE_FIELDS)} FROM messages {where} ORDER BY id", params):
+            yield dict(zip(self._MESSAGE_FIELDS, row))
+
+    def export_memories(self, user_id: str | None) -> Iterator[dict[str, Any]]:
+        where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
+        for row in self.query(f"SELECT {', '.join(self._MEMORY_FIELDS)} FROM memories {where} ORDER BY id", params):
+            record = dict(zip(self._MEMORY_FIELDS, row))
+            record["multi_valued"] = bool(record["multi_valued"])
+            yield record
+
+    @staticmethod
+    def active_same_values(conn: sqlite3.Connection, keys: Iterable[tuple[str, str, str, str]]) -> list[int]:
+        """Ids of active memories that already hold one of these (user, subject, attribute, value_key)."""
+        found = []
+        for key in keys:
+            row = conn.execute("SELECT id FROM memories WHERE user_id = ? AND subject = ? AND attribute = ? "
+                               "AND value_key = ? AND status = 'active'", key).fetchone()
+            if row:
+                found.append(row[0])
+        return sorted(found)

@@ -1,0 +1,390 @@
+"""MemoryEngine: the facade. It validates arguments, owns the lifecycle and delegates the work to
+ingest.py, recall.py, sync.py and transfer.py, with every SQL statement in storage/."""
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+import numpy as np
+
+from . import extraction as extractlib
+from . import scoring
+from . import text as textlib
+from . import transfer
+from .dirlock import _DirLock
+from .embed import Embedder, load_embedder
+from .index import open_index
+from .ingest import Ingest
+from .limits import INGEST_BATCH, LIST_LIMIT_MAX, MAX_FIELD_CHARS, MEMORY_TYPES, STATUS_FILTERS, STATUSES
+from .model import (
+    EngineError, IngestResult, Memory, MessageIn, ModelMismatchError, NotFoundError, RecallResult,
+)
+from .recall import Recall, SpeakerCache
+from .settings import Settings
+from .storage import Connection, IntegrityError, Ledger, now_iso
+from .sync import IndexSync
+from .vectors import MemoryVectors
+
+DB_NAME = "memengine.db"
+
+
+class MemoryEngine:
+    """A user-scoped memory store: ingest messages, recall facts, keep lineage.
+
+    Thread-safe. One engine per data directory at a time; a second one gets StoreInUseError.
+    `extractor` turns a message into candidate facts (default: the rule extractor).
+    """
+
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
+                 extractor: extractlib.Extractor | None = None, migrate_model: bool = False):
+        self.settings = settings if settings is not None else Settings()
+        self.extractor = extractor if extractor is not None else extractlib.RuleExtractor()
+        if not callable(getattr(self.extractor, "extract", None)):
+            raise ValueError("extractor must have an extract(text, *, speaker=None) method")
+        self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._dir_lock = _DirLock(self.data_dir / "engine.lock")
+        self._write_lock = threading.RLock()
+        self._closed = False
+        self.ledger: Ledger | None = None
+        self.index = None
+        try:
+            s = self.settings
+            self.ledger = Ledger(self.data_dir / DB_NAME, busy_timeout_s=s.busy_timeout_s)
+            self.embedder = embedder if embedder is not None else load_embedder(s)
+            if embedder is not None and embedder.model_name != s.model_name:
+                raise ValueError(
+                    f"the embedder given ({embedder.model_name}) is not the configured model ({s.model_name})"
+                )
+            model_changed = self._check_model(migrate_model)
+            store_id = self.ledger.get_meta("store_id")
+            if store_id is None:
+                store_id = uuid.uuid4().hex
+                self.ledger.set_meta("store_id", store_id)
+            self.store_id = store_id
+            chroma_path = None if s.chroma_url else self.data_dir / "chroma"
+            self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=store_id)
+            self.sync = IndexSync(self.ledger, self.index, flush_at=s.vector_flush_at)
+            self.vectors = MemoryVectors(self.embedder, doc_expansion=s.doc_expansion,
+                                         slot_guess_floor=s.slot_guess_floor)
+            speakers = SpeakerCache(self.ledger)
+            self._speakers = speakers
+            self._ingest = Ingest(ledger=self.ledger, sync=self.sync, vectors=self.vectors, extractor=self.extractor,
+                                  settings=s, write_lock=self._write_lock, speakers=speakers)
+            self._recall = Recall(ledger=self.ledger, sync=self.sync, embedder=self.embedder, settings=s,
+                                  speakers=speakers)
+            self.last_repair = self.sync.repair_on_open(index_rebuilt=index_note is not None)
+            if index_note:
+                self.last_repair["note"] = index_note
+            if model_changed:
+                self.reembed()
+        except BaseException:
+            if self.index is not None:
+                self.index.close()
+            if self.ledger is not None:
+                self.ledger.close()
+            self._dir_lock.release()
+            raise
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        if self._closed:
+            return
+        with self._write_lock:
+            self.sync.flush()
+            self.sync.forget_applied()
+            self.ledger.set_meta("clean_shutdown", "1")
+            self.ledger.close()
+            self.index.close()
+            self._closed = True
+            self._dir_lock.release()
+
+    def __enter__(self) -> "MemoryEngine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EngineError("this engine is closed")
+
+    def _check_model(self, migrate: bool) -> bool:
+        stored = self.ledger.get_meta("embedding_model")
+        current = self.embedder.model_id
+        if stored is None:
+            self.ledger.set_meta("embedding_model", current)
+            return False
+        if stored == current:
+            return False
+        if migrate:
+            return True
+        raise ModelMismatchError(
+            f"this store was built with the embedding model {stored!r}, but {current!r} is configured. "
+            f"Vectors from different models do not mix. Either set MEMENGINE_MODEL_NAME back to "
+            f"{stored.rsplit(':', 1)[0]!r}, or migrate the store once with `python -m engine reembed "
+            f"--data-dir {self.data_dir}` (MemoryEngine(settings, migrate_model=True))."
+        )
+
+    # ------------------------------------------------------------------ the indexes
+    def verify_index(self) -> dict[str, Any]:
+        """Compare the vector and lexical indexes with SQLite, exactly (after writing queued vectors)."""
+        self._check_open()
+        return self.sync.verify()
+
+    def rebuild_index(self) -> dict[str, Any]:
+        """Drop the vector and lexical indexes and rebuild both from SQLite (no re-embedding)."""
+        self._check_open()
+        with self._write_lock:
+            return self.sync.rebuild()
+
+    def reembed(self, batch_size: int = 256) -> int:
+        """Recompute every stored vector with the configured model, then rebuild the index."""
+        self._check_open()
+        with self._write_lock:
+            rows = self.ledger.embedding_inputs()
+            for start in range(0, len(rows), batch_size):
+                chunk = rows[start:start + batch_size]
+                vectors = self.vectors.embed_memories([row[1:] for row in chunk])
+                with self.ledger.transaction() as conn:
+                    self.ledger.set_embeddings(conn, [(row[0], v) for row, v in zip(chunk, vectors)])
+            self.ledger.set_meta("embedding_model", self.embedder.model_id)
+            self.sync.rebuild()
+            return len(rows)
+
+    # ------------------------------------------------------------------ validation
+    def _user(self, user_id: object) -> str:
+        return textlib.validate_user_id(user_id, max_chars=self.settings.max_user_id_chars)
+
+    @staticmethod
+    def _optional_field(value: object, name: str) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a string or None, not {type(value).__name__}")
+        if "\x00" in value:
+            raise ValueError(f"{name} contains a NUL byte")
+        if len(value) > MAX_FIELD_CHARS:
+            raise ValueError(f"{name} is longer than {MAX_FIELD_CHARS} characters")
+        return value.strip() or None
+
+    def _message(self, text: object, user_id: object, source_id: object, timestamp: object,
+                 speaker: object) -> MessageIn:
+        return MessageIn(
+            textlib.validate_text(text, max_chars=self.settings.max_text_chars, what="message"),
+            self._user(user_id),
+            self._optional_field(source_id, "source_id"),
+            self._optional_field(timestamp, "timestamp"),
+            self._optional_field(speaker, "speaker"),
+        )
+
+    @staticmethod
+    def _check_status(status: str) -> None:
+        if status not in STATUS_FILTERS:
+            raise ValueError(f"status must be one of {', '.join(STATUS_FILTERS)}, got {status!r}")
+
+    @staticmethod
+    def _page(limit: object, offset: object) -> tuple[int, int]:
+        limit, offset = int(limit), int(offset)
+        if not 0 <= limit <= LIST_LIMIT_MAX or offset < 0:
+            raise ValueError(f"limit must be 0..{LIST_LIMIT_MAX} and offset >= 0")
+        return limit, offset
+
+    # ------------------------------------------------------------------ ingest
+    def ingest(self, text: str, user_id: str = "default", source_id: str | None = None,
+               timestamp: str | None = None, speaker: str | None = None) -> IngestResult:
+        """Log a message and keep the durable facts in it."""
+        self._check_open()
+        return self._ingest.messages([self._message(text, user_id, source_id, timestamp, speaker)])[0]
+
+    def ingest_many(self, messages: Iterable[str | Mapping[str, Any]], user_id: str = "default") -> list[IngestResult]:
+        """Ingest several messages with one embedding batch. Every message is validated before any is stored."""
+        self._check_open()
+        items = []
+        for n, message in enumerate(messages):
+            try:
+                if isinstance(message, str):
+                    items.append(self._message(message, user_id, None, None, None))
+                elif isinstance(message, Mapping):
+                    unknown = set(message) - {"text", "message", "user_id", "source_id", "timestamp", "speaker"}
+                    if unknown:
+                        raise ValueError(f"unknown keys {sorted(unknown)}")
+                    items.append(self._message(
+                        message.get("text", message.get("message")), message.get("user_id", user_id),
+                        message.get("source_id"), message.get("timestamp"), message.get("speaker"),
+                    ))
+                else:
+                    raise ValueError(f"expected a string or a mapping, not {type(message).__name__}")
+            except ValueError as exc:
+                raise ValueError(f"message {n + 1}: {exc}") from None
+        results: list[IngestResult] = []
+        for start in range(0, len(items), INGEST_BATCH):
+            results.extend(self._ingest.messages(items[start:start + INGEST_BATCH]))
+        return results
+
+    def remember(self, subject: str, attribute: str, value: str, type: str = "fact", user_id: str = "default",
+                 importance: float | None = None) -> IngestResult:
+        """Store a structured memory directly; the same conflict rules apply as for messages."""
+        self._check_open()
+        user_id = self._user(user_id)
+        for name, field in (("subject", subject), ("attribute", attribute), ("value", value)):
+            textlib.validate_text(field, max_chars=MAX_FIELD_CHARS, what=name)
+        if type not in MEMORY_TYPES:
+            raise ValueError(f"type must be one of {', '.join(MEMORY_TYPES)}, got {type!r}")
+        cand = extractlib.structured(subject, attribute, value, type)
+        if importance is not None:
+            if not 0.0 <= float(importance) <= 1.0:
+                raise ValueError(f"importance must be between 0 and 1, got {importance}")
+            cand = extractlib.replace(cand, importance=float(importance))
+        vectors = self.vectors.embed_memories([(cand.text, None, cand.attribute, cand.type)])
+        return self._ingest.store([(MessageIn(cand.clause, user_id), [cand], vectors)])[0]
+
+    # ------------------------------------------------------------------ recall
+    def recall(self, query: str, user_id: str = "default", top_k: int | None = None,
+               threshold: float | None = None, alpha: float | None = None, include_history: bool | None = None,
+               importance_weight: float | None = None) -> RecallResult:
+        """The user's memories relevant to the query, best first; [] when nothing clears the threshold."""
+        self._check_open()
+        query = textlib.validate_text(query, max_chars=self.settings.max_text_chars, what="query")
+        return self._recall(query, self._user(user_id), top_k, threshold, alpha, include_history, importance_weight)
+
+    def rescore(self, result: RecallResult, threshold: float | None = None, alpha: float | None = None,
+                importance_weight: float | None = None, top_k: int | None = None) -> RecallResult:
+        """Apply other knobs to a recall's candidates without embedding the query again."""
+        return scoring.rescore(result, threshold=threshold, alpha=alpha, importance_weight=importance_weight,
+                               top_k=top_k, certain_margin=self.settings.certain_margin)
+
+    # ------------------------------------------------------------------ reading
+    def _owned(self, memory_id: object, user_id: str | None) -> Memory:
+        if isinstance(memory_id, bool) or not isinstance(memory_id, (int, np.integer)):
+            raise ValueError(f"memory id must be an integer, not {type(memory_id).__name__}")
+        memory = self.ledger.get(int(memory_id))
+        if memory is None or (user_id is not None and memory.user_id != self._user(user_id)):
+            raise NotFoundError(f"no memory #{memory_id}")
+        return memory
+
+    def get(self, memory_id: int, user_id: str | None = None) -> Memory:
+        self._check_open()
+        return self._owned(memory_id, user_id)
+
+    def list_memories(self, user_id: str | None = None, status: str = "active", limit: int = 100,
+                      offset: int = 0) -> list[Memory]:
+        """A page of memories, newest first."""
+        self._check_open()
+        self._check_status(status)
+        limit, offset = self._page(limit, offset)
+        return self.ledger.list(self._user(user_id) if user_id is not None else None, status, limit, offset)
+
+    def count_memories(self, user_id: str | None = None, status: str = "active") -> int:
+        self._check_open()
+        self._check_status(status)
+        return self.ledger.count(self._user(user_id) if user_id is not None else None, status)
+
+    def messages(self, user_id: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        """A page of logged messages, newest first."""
+        self._check_open()
+        limit, offset = self._page(limit, offset)
+        return self.ledger.messages(self._user(user_id) if user_id is not None else None, limit, offset)
+
+    def history(self, memory_id: int, user_id: str | None = None) -> list[Memory]:
+        """The whole supersede chain that contains the memory, oldest first."""
+        self._check_open()
+        memory = self._owned(memory_id, user_id)
+        ids = self.ledger.chain_ids(memory.id)
+        chain = self.ledger.get_many(ids)
+        return [chain[i] for i in ids if chain[i].user_id == memory.user_id]
+
+    def users(self) -> list[str]:
+        self._check_open()
+        return self.ledger.users()
+
+    # ------------------------------------------------------------------ deleting
+    def delete(self, memory_id: int, user_id: str | None = None) -> Memory:
+        """Soft delete: the memory stays in the ledger as 'deleted' and leaves recall."""
+        self._check_open()
+        with self._write_lock:
+            memory = self._owned(memory_id, user_id)
+            if memory.status == "deleted":
+                return memory
+
+            def change(conn: Connection) -> None:
+                self.ledger.soft_delete(conn, memory.id, now_iso())
+                if memory.status == "active":
+                    self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
+
+            self.sync.write(change)
+            return self.ledger.get(memory.id)
+
+    def forget_user(self, user_id: str) -> dict[str, int]:
+        """Hard-delete every memory and message of one user, and nobody else's."""
+        self._check_open()
+        user_id = self._user(user_id)
+        with self._write_lock:
+            def change(conn: Connection) -> tuple[int, int]:
+                removed = self.ledger.delete_user(conn, user_id)
+                self.ledger.outbox(conn, "drop_user", user_id)
+                return removed
+
+            memories, messages = self.sync.write(change)
+            self._speakers.forget(user_id)
+            return {"memories": memories, "messages": messages}
+
+    # ------------------------------------------------------------------ export / import
+    def export_records(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """A header, then messages and memories (every status, lineage included), oldest first."""
+        self._check_open()
+        user = self._user(user_id) if user_id is not None else None
+        return transfer.export_records(self.ledger, self.embedder.model_id, user)
+
+    def import_records(self, records: Iterable[Mapping[str, Any]]) -> int:
+        """Load exported records. All or nothing: a malformed record or a conflict leaves the store
+        untouched. Returns the number of memories imported."""
+        self._check_open()
+        return self._import((f"record {n}", r) for n, r in enumerate(records, start=1))
+
+    def export_jsonl(self, path: str | os.PathLike, user_id: str | None = None) -> int:
+        """Write export_records() as JSON lines. Returns lines written."""
+        return transfer.write_jsonl(path, self.export_records(user_id))
+
+    def import_jsonl(self, path: str | os.PathLike) -> int:
+        """Load a JSON-lines export (see import_records)."""
+        self._check_open()
+        return self._import(transfer.read_jsonl(path))
+
+    def _import(self, labelled: Iterable[tuple[str, object]]) -> int:
+        messages, memories = transfer.validate_records(labelled, check_user=self._user,
+                                                       max_text_chars=self.settings.max_text_chars)
+        speakers = {m["id"]: m["speaker"] for m in messages}
+        vectors = self.vectors.embed_memories([(m["text"], speakers.get(m["message_id"]), m["attribute"], m["type"])
+                                               for m in memories])
+        with self._write_lock:
+            try:
+                return self.sync.write(lambda conn: transfer.import_records(self.ledger, messages, memories, vectors,
+                                                                            conn))
+            except IntegrityError as exc:
+                raise ValueError(transfer.conflict_message(exc)) from None
+
+    # ------------------------------------------------------------------ stats
+    def stats(self) -> dict[str, Any]:
+        self._check_open()
+        counts = self.ledger.status_counts()
+        db_path = self.data_dir / DB_NAME
+        size = sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+        return {
+            "data_dir": str(self.data_dir),
+            "store_id": self.store_id,
+            "model": self.embedder.model_id,
+            "index": self.settings.chroma_url or str(self.data_dir / "chroma"),
+            "schema_version": self.ledger.schema_version,
+            "users": len(self.ledger.users()),
+            "memories": {status: counts.get(status, 0) for status in STATUSES},
+            "total_memories": sum(counts.values()),
+            "messages": self.ledger.message_count(),
+            "db_bytes": db_path.stat().st_size if db_path.exists() else 0,
+            "store_bytes": size,
+            "query_cache": {"hits": self.embedder.cache_hits, "misses": self.embedder.cache_misses},
+            "last_repair": self.last_repair,
+        }

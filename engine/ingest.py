@@ -1,0 +1,168 @@
+"""The ingest pipeline: message -> clauses -> candidates (the extractor) -> vectors (one batch) ->
+a plan per candidate (resolve.py) -> stored in one transaction -> indexes brought along (sync.py)."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from . import extraction as extractlib
+from .model import FactOutcome, IngestResult, MessageIn
+from .recall import SpeakerCache
+from .resolve import Neighbour, Plan, SlotState, plan_candidate
+from .settings import Settings
+from .storage import Connection, Ledger, now_iso
+from .sync import IndexSync
+from .vectors import MemoryVectors
+
+
+class Ingest:
+    def __init__(self, *, ledger: Ledger, sync: IndexSync, vectors: MemoryVectors,
+                 extractor: extractlib.Extractor, settings: Settings, write_lock: threading.RLock,
+                 speakers: SpeakerCache):
+        self.ledger = ledger
+        self.sync = sync
+        self.vectors = vectors
+        self.extractor = extractor
+        self.settings = settings
+        self.write_lock = write_lock
+        self.speakers = speakers
+
+    def messages(self, items: list[MessageIn]) -> list[IngestResult]:
+        """Validated messages -> their results, with one embedding batch and one transaction."""
+        extracted = self._resolve_elliptical(items, [self.extractor.extract(m.text, speaker=m.speaker) for m in items])
+        speakers = [m.speaker for m, cands in zip(items, extracted) for _ in cands]
+        flat = [c for cands in extracted for c in cands]
+        plain = self.vectors.embedder.encode([extractlib.embedding_text(c.text, sp) for c, sp in zip(flat, speakers)])
+        flat = self.vectors.assign_fallback_attributes(flat, plain)
+        vectors = self.vectors.expand(plain, [(c.attribute, c.type) for c in flat])
+        for m in items:
+            if m.speaker:
+                self.speakers.add(m.user_id, m.speaker)
+        batch, position = [], 0
+        for item, cands in zip(items, extracted):
+            n = len(cands)
+            batch.append((item, flat[position:position + n], vectors[position:position + n]))
+            position += n
+        return self.store(batch)
+
+    def _resolve_elliptical(self, items: list[MessageIn], extracted: list[list[extractlib.Candidate]]
+                            ) -> list[list[extractlib.Candidate]]:
+        """A bare correction ("oops, I meant Tuesday") replaces the value of what the user said last:
+        the last fact of an earlier message in this batch, else their newest active memory."""
+        last: dict[str, Any] = {}
+        out = []
+        for item, cands in zip(items, extracted):
+            if any(not c.elliptical for c in cands):  # the message restates its fact in full
+                cands = [c for c in cands if not c.elliptical]
+            kept = []
+            for cand in cands:
+                if cand.elliptical:
+                    previous = last.get(item.user_id) or self.ledger.latest_active(item.user_id)
+                    cand = extractlib.correct(previous, cand) if previous is not None else None
+                if cand is not None:
+                    kept.append(cand)
+            if kept:
+                last[item.user_id] = kept[-1]
+            out.append(kept)
+        return out
+
+    def store(self, batch: list[tuple[MessageIn, list[extractlib.Candidate], np.ndarray]]) -> list[IngestResult]:
+        """Log the messages and apply their facts in ONE transaction, then bring the indexes along."""
+        now = now_iso()
+
+        def change(conn: Connection) -> list[tuple[int, str, list[tuple[Plan, int]]]]:
+            logged = []
+            for message, cands, vectors in batch:
+                message_id = self.ledger.insert_message(conn, message, now)
+                plans = [self._apply_candidate(conn, message.user_id, cand, vector, message_id, now)
+                         for cand, vector in zip(cands, vectors)]
+                status = overall_status(plans)
+                self.ledger.set_message_outcome(conn, message_id, status)
+                logged.append((message_id, status, plans))
+            return logged
+
+        with self.write_lock:
+            logged = self.sync.write(change, defer=True)
+        wanted = [i for _, _, plans in logged for p, mid in plans for i in (mid, *p.supersede_ids)]
+        memories = self.ledger.get_many(wanted)
+        results = []
+        for message_id, status, plans in logged:
+            outcomes = [FactOutcome(p.action, memories[mid], [memories[i] for i in p.supersede_ids]) for p, mid in plans]
+            results.append(IngestResult(
+                status=status, memories=[o.memory for o in outcomes],
+                superseded_ids=[m.id for o in outcomes for m in o.superseded],
+                message=describe(status, outcomes), message_id=message_id, outcomes=outcomes,
+            ))
+        return results
+
+    def plan(self, conn: Connection, user_id: str, cand: extractlib.Candidate, vector: np.ndarray,
+             message_id: int) -> Plan:
+        """Fetch what the rules need from the ledger (index lookups, never a scan of a slot: accumulating
+        slots can hold thousands of memories) and let resolve.py decide."""
+        slot = (user_id, cand.subject, cand.attribute)
+        same = self.ledger.slot_same_value(conn, slot, extractlib.value_key(cand.value))
+        if same is not None:
+            state = SlotState(same_value=same)
+        else:
+            replaced = extractlib.value_key(cand.replaced_value) if cand.replaced_value else ""
+            state = SlotState(
+                single_holders=[Neighbour(m, float(v @ vector)) for m, v in self.ledger.slot_single_holders(conn, slot)],
+                others=self.ledger.slot_others(conn, slot, message_id),
+                named_value=self.ledger.slot_value_overlaps(conn, slot, message_id, replaced) if replaced else [],
+            )
+
+        def nearest(n: int) -> list[Neighbour]:
+            found = self.sync.nearest(user_id, vector, n)
+            memories = self.ledger.get_many_in(conn, list(found))
+            return [Neighbour(memories[i], sim) for i, sim in found.items() if i in memories]
+
+        s = self.settings
+        return plan_candidate(cand, state, nearest, user_id=user_id, message_id=message_id,
+                              conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
+                              slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours)
+
+    def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
+                         vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
+        plan = self.plan(conn, user_id, cand, vector, message_id)
+        if plan.action == "confirmed":
+            return plan, plan.confirmed_id
+        new_id = self.ledger.next_memory_id(conn)
+        # The old memory points at the new one before the new row exists; checked at commit.
+        self.ledger.defer_foreign_keys(conn)
+        for old_id in plan.supersede_ids:
+            self.ledger.mark_superseded(conn, old_id, new_id, now)
+            self.ledger.outbox(conn, "remove", user_id, old_id)
+        self.ledger.insert_memory(
+            conn, memory_id=new_id, user_id=user_id, text=cand.text, type=cand.type, subject=cand.subject,
+            attribute=cand.attribute, value=cand.value, value_key=extractlib.value_key(cand.value),
+            multi_valued=plan.multi, importance=cand.importance, message_id=message_id, embedding=vector,
+            created_at=now, supersedes=plan.supersede_ids[0] if plan.supersede_ids else None,
+        )
+        self.ledger.outbox(conn, "add", user_id, new_id)
+        return plan, new_id
+
+
+def overall_status(plans: list[tuple[Plan, int]]) -> str:
+    """One word for a message with several facts: the most consequential thing that happened."""
+    actions = {p.action for p, _ in plans}
+    for status in ("superseded", "created", "confirmed"):
+        if status in actions:
+            return status
+    return "ignored"
+
+
+def describe(status: str, outcomes: list[FactOutcome]) -> str:
+    if status == "ignored":
+        return "Nothing to remember: the message was logged but holds no durable fact (small talk, a question or a request)."
+    parts = []
+    for o in outcomes:
+        if o.action == "superseded":
+            old = ", ".join(f"#{s.id}" for s in o.superseded)
+            parts.append(f"Memory #{o.memory.id} created, superseding {old}.")
+        elif o.action == "created":
+            parts.append(f"Memory #{o.memory.id} created.")
+        else:
+            parts.append(f"Memory #{o.memory.id} confirmed (already known).")
+    return " ".join(parts)

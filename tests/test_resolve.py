@@ -1,0 +1,143 @@
+"""Conflict resolution on its own: every rule of engine/resolve.py on plain inputs, no model or store."""
+from __future__ import annotations
+
+import pytest
+
+from engine.extraction import Candidate
+from engine.model import Memory
+from engine.resolve import Neighbour, SlotState, named_subject, plan_candidate
+
+THRESHOLD, MARGIN = 0.50, 0.15
+NEW_MESSAGE = 99
+
+
+def mem(id: int, attribute: str, value: str, *, subject: str = "user", message_id: int | None = 1,
+        multi: bool = False, text: str | None = None, status: str = "active", user: str = "u") -> Memory:
+    return Memory(id=id, user_id=user, text=text or f"User's {attribute} is {value}.", type="fact", subject=subject,
+                  attribute=attribute, value=value, importance=0.5, status=status, message_id=message_id,
+                  multi_valued=multi)
+
+
+def cand(attribute: str, value: str, *, multi: bool = False, understood: bool = True, update_cue: bool = False,
+         replaced_value: str | None = None, clause: str = "", text: str | None = None,
+         subject: str = "user") -> Candidate:
+    return Candidate(subject=subject, attribute=attribute, value=value, type="fact", importance=0.5, multi=multi,
+                     text=text or f"User's {attribute} is {value}.", clause=clause or f"my {attribute} is {value}",
+                     update_cue=update_cue, replaced_value=replaced_value, understood=understood)
+
+
+def near(*pairs: tuple[Memory, float]):
+    """A "nearest by meaning" callable over fixed similarities; it records the n asked for."""
+    asked: list[int] = []
+
+    def nearest(n: int) -> list[Neighbour]:
+        asked.append(n)
+        return [Neighbour(m, s) for m, s in pairs][:n]
+
+    nearest.asked = asked
+    return nearest
+
+
+def plan(c: Candidate, slot: SlotState = SlotState(), nearest=None):
+    return plan_candidate(c, slot, nearest or near(), user_id="u", message_id=NEW_MESSAGE,
+                          conflict_threshold=THRESHOLD, cue_margin=MARGIN, slot_neighbours=50, cue_neighbours=5)
+
+
+OSLO = mem(1, "location", "Oslo")
+ROBOT = mem(2, "robot_name", "Bolt")  # a generic "my X is Y" slot no rule knows
+GUITAR = mem(3, "hobbies", "guitar", multi=True, text="User plays guitar.")
+PIANO = mem(4, "hobbies", "piano", multi=True, text="User plays piano.")
+
+# (case id, candidate, slot state, nearest pairs, expected action, expected superseded ids, expected multi)
+CASES = [
+    ("1 same value confirms", cand("location", "Oslo"), SlotState(same_value=OSLO), [], "confirmed", [], False),
+    ("2 named replaced value", cand("editor", "Neovim", multi=True, replaced_value="Vim"),
+     SlotState(others=[mem(5, "editor", "Vim", multi=True)], named_value=[mem(5, "editor", "Vim", multi=True)]),
+     [], "superseded", [5], True),
+    ("3 canonical single slot replaces its holder whatever the similarity", cand("location", "Bergen"),
+     SlotState(single_holders=[Neighbour(OSLO, 0.05)], others=[OSLO]), [], "superseded", [1], False),
+    ("3 generic slot replaces a similar holder", cand("robot_name", "Zap"),
+     SlotState(single_holders=[Neighbour(ROBOT, 0.80)], others=[ROBOT]), [], "superseded", [2], False),
+    ("3 generic slot keeps a dissimilar holder, beside it", cand("robot_name", "Zap"),
+     SlotState(single_holders=[Neighbour(ROBOT, 0.20)], others=[ROBOT]), [], "created", [], True),
+    ("4 accumulating slot without a switch accumulates", cand("hobbies", "piano", multi=True, clause="I also play piano"),
+     SlotState(others=[GUITAR]), [(GUITAR, 0.9)], "created", [], True),
+    ("4 accumulating slot with a switch replaces the nearest in the slot",
+     cand("hobbies", "drums", multi=True, clause="I switched to drums"),
+     SlotState(others=[GUITAR, PIANO]), [(GUITAR, 0.55), (PIANO, 0.70)], "superseded", [4], True),
+    ("4 a switch in a slot holding one value needs no similarity",
+     cand("hobbies", "drums", multi=True, clause="I switched to drums"),
+     SlotState(others=[GUITAR]), [(GUITAR, 0.10)], "superseded", [3], True),
+    ("4 a switch among several dissimilar values replaces nothing",
+     cand("hobbies", "drums", multi=True, clause="I switched to drums"),
+     SlotState(others=[GUITAR, PIANO]), [(GUITAR, 0.10), (PIANO, 0.20)], "created", [], True),
+    ("5 an unparsed clause with a cue replaces the similar memory of its guessed slot",
+     cand("diet", "one coffee", multi=True, understood=False, update_cue=True, clause="I've cut down to one coffee"),
+     SlotState(others=[mem(6, "diet", "three coffees", multi=True)]),
+     [(mem(6, "diet", "three coffees", multi=True), 0.62)], "superseded", [6], True),
+    ("5 ... but not a dissimilar one", cand("diet", "one coffee", multi=True, understood=False, update_cue=True),
+     SlotState(others=[mem(6, "diet", "three coffees", multi=True)]),
+     [(mem(6, "diet", "three coffees", multi=True), 0.30)], "created", [], True),
+    ("6 a cue with an empty slot replaces the nearest memory anywhere above threshold + margin",
+     cand("note", "10", multi=True, understood=False, update_cue=True, subject="user"),
+     SlotState(), [(mem(7, "meeting_time", "9", subject="user"), THRESHOLD + MARGIN + 0.01)], "superseded", [7], True),
+    ("6 ... not below threshold + margin", cand("note", "10", multi=True, understood=False, update_cue=True),
+     SlotState(), [(mem(7, "meeting_time", "9"), THRESHOLD + MARGIN - 0.01)], "created", [], True),
+    ("6 ... never an accumulating slot's memory", cand("note", "cats", multi=True, understood=False, update_cue=True),
+     SlotState(), [(GUITAR, 0.95)], "created", [], True),
+    ("6 ... never another subject's when the fact was understood",
+     cand("location", "Rome", update_cue=True, subject="user"),
+     SlotState(), [(mem(8, "location", "Paris", subject="project:atlas"), 0.95)], "created", [], False),
+    ("6 ... an event may be rescheduled by an understood fact",
+     cand("location", "Rome", update_cue=True),
+     SlotState(), [(mem(8, "date", "Friday", subject="event:launch"), 0.95)], "superseded", [8], False),
+    ("6 ... never a memory of this same message", cand("note", "10", multi=True, understood=False, update_cue=True),
+     SlotState(), [(mem(9, "meeting_time", "9", message_id=NEW_MESSAGE), 0.95)], "created", [], True),
+    ("facts of one message never replace each other", cand("location", "Bergen"),
+     SlotState(single_holders=[Neighbour(mem(10, "location", "Oslo", message_id=NEW_MESSAGE), 0.9)]),
+     [], "created", [], True),
+    ("a new fact in an empty slot is created, single-valued", cand("location", "Bergen"), SlotState(), [],
+     "created", [], False),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_rule(case):
+    _, c, slot, pairs, action, superseded, multi = case
+    p = plan(c, slot, near(*pairs))
+    assert (p.action, p.supersede_ids, p.multi) == (action, superseded, multi)
+    assert p.reason  # every decision says why
+    if action == "confirmed":
+        assert p.confirmed_id == slot.same_value.id
+
+
+def test_a_switch_never_replaces_a_fact_about_another_named_person():
+    silva = mem(11, "employer", "Acme", multi=True, text="User's friend Dara Silva works at Acme.")
+    c = cand("employer", "Initech", multi=True, clause="Dara Haddad switched jobs",
+             text="User's friend Dara Haddad works at Initech.")
+    p = plan(c, SlotState(others=[silva, mem(12, "employer", "Umbrella", multi=True)]), near((silva, 0.95)))
+    assert p.action == "created" and p.supersede_ids == []
+
+
+def test_the_nearest_callable_is_asked_for_the_configured_neighbour_counts():
+    slot_search = near((GUITAR, 0.9))
+    plan(cand("hobbies", "drums", multi=True, clause="I switched to drums"), SlotState(others=[GUITAR, PIANO]),
+         slot_search)
+    anywhere = near()
+    plan(cand("note", "10", multi=True, understood=False, update_cue=True), SlotState(), anywhere)
+    assert (slot_search.asked, anywhere.asked) == ([50], [5])
+
+
+def test_the_plan_lists_what_it_compared():
+    p = plan(cand("robot_name", "Zap"), SlotState(single_holders=[Neighbour(ROBOT, 0.2)], others=[ROBOT]))
+    assert p.compared == [(2, 0.2)]
+
+
+@pytest.mark.parametrize("text, about", [
+    ("User lives in Oslo.", ""),
+    ("User's colleague Sven Silva moved to Bergen.", "sven silva"),
+    ("Dara Haddad works at Initech.", "dara haddad"),
+    ("The project uses Postgres.", ""),
+])
+def test_named_subject(text, about):
+    assert named_subject(text) == about
