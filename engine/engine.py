@@ -14,7 +14,7 @@ from . import extraction as extractlib
 from . import scoring
 from . import text as textlib
 from . import transfer
-from .dirlock import _DirLock
+from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
 from .index import open_index
 from .ingest import Ingest
@@ -46,7 +46,7 @@ class MemoryEngine:
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._dir_lock = _DirLock(self.data_dir / "engine.lock")
+        self._dir_lock = DirectoryLock(self.data_dir / "engine.lock")
         self._write_lock = threading.RLock()
         self._closed = False
         self.ledger: Ledger | None = None
@@ -125,7 +125,7 @@ class MemoryEngine:
         raise ModelMismatchError(
             f"this store was built with the embedding model {stored!r}, but {current!r} is configured. "
             f"Vectors from different models do not mix. Either set MEMENGINE_MODEL_NAME back to "
-            f"{stored.rsplit(':', 1)[0]!r}, or migrate the store once with `python -m engine reembed "
+            f"{stored.rsplit(':', 1)[0]!r}, or migrate the store once with `memengine reembed "
             f"--data-dir {self.data_dir}` (MemoryEngine(settings, migrate_model=True))."
         )
 

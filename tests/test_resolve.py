@@ -7,6 +7,8 @@ from engine.extraction import Candidate
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, named_subject, plan_candidate
 
+pytestmark = pytest.mark.unit
+
 THRESHOLD, MARGIN = 0.50, 0.15
 NEW_MESSAGE = 99
 

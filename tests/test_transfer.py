@@ -6,6 +6,8 @@ import pytest
 from engine import MemoryEngine, Settings
 from engine.extraction import RuleExtractor
 
+pytestmark = pytest.mark.integration
+
 
 def test_export_records_round_trip_without_files(engine, tmp_path, embedder):
     engine.ingest("I live in Austin", user_id="a")
