@@ -135,3 +135,27 @@ def test_session_summary_by_a_summarizer_and_bad_arguments(told):
     with pytest.raises(ValueError):
         told.summarize_session("ana", since="yesterday")
     assert told.summarize_session("ana", since="2999-01-01T00:00:00").memory is None
+
+
+def test_example_chatbot_in_a_subprocess(tmp_path):
+    """examples/chatbot.py as a user would run it: stdin lines in, replies and a summary out."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMENGINE_")}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    lines = ["My project deadline is October 15.", "Actually, the deadline moved to November 2.",
+             "When is the project deadline?", "/memories", "/quit"]
+    run = subprocess.run([sys.executable, str(root / "examples" / "chatbot.py"), "--data-dir", str(tmp_path / "d"),
+                          "--user", "ana"], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         env=env, cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "don't know anything about you yet" in out and "template replies" in out
+    assert "memory: superseded: Project deadline is November 2." in out
+    after = out[out.rindex("AI: Here is what I remember"):].split("You: ")[0]  # the reply to the question
+    assert "November 2" in after and "October 15" not in after
+    assert "Old (replaced by #" in out and "Session summary saved as memory #" in out
