@@ -3,7 +3,8 @@ import pandas as pd
 import streamlit as st
 
 from cockpit import chat, state, ui
-from engine.llm import client_from_settings
+from engine import EngineError
+from engine.llm import LLMError, client_from_settings
 
 state.require_router("chat")
 
@@ -35,12 +36,20 @@ if session is None or session.user_id != user:  # a new session greets with the 
 
 
 def end_session() -> None:
+    """Summarise the session into one memory; a failing LLM falls back to the summary without it."""
     ids = session.message_ids
+    summary, note = None, ""
     if ids:
-        summary = state.call(eng.summarize_session, user, ids, summarizer=client, what="Session summary")
-        st.session_state[SUMMARY_KEY] = summary
-    else:
-        st.session_state[SUMMARY_KEY] = None
+        try:
+            try:
+                summary = eng.summarize_session(user, ids, summarizer=client)
+            except LLMError as exc:
+                note = f" (the LLM failed: {exc}; summarised without it)"
+                summary = eng.summarize_session(user, ids)
+        except (ValueError, EngineError) as exc:
+            st.session_state["chat_error"] = f"Session summary failed, the session stays open: {exc}"
+            return
+    st.session_state[SUMMARY_KEY] = (summary, note)
     st.session_state.pop(SESSION_KEY, None)
 
 
@@ -60,12 +69,16 @@ def ledger_link(memory_id: int, key: str) -> None:
 top_l, top_r = st.columns([3, 1], vertical_alignment="center")
 if "chat_flash" in st.session_state:
     top_l.success(st.session_state.pop("chat_flash"), icon=":material/check:")
-summary = st.session_state.pop(SUMMARY_KEY, False)
-if summary:
-    top_l.success(f"Session summary saved as memory #{summary.memory.id}: {summary.memory.text}",
-                  icon=":material/summarize:")
-elif summary is None:
-    top_l.info("The session had no messages; nothing to summarise.", icon=":material/info:")
+if "chat_error" in st.session_state:
+    top_l.error(st.session_state.pop("chat_error"), icon=":material/error:")
+ended = st.session_state.pop(SUMMARY_KEY, None)
+if ended is not None:
+    summary, note = ended
+    if summary is not None and summary.memory is not None:
+        top_l.success(f"Session summary saved as memory #{summary.memory.id}{note}: {summary.memory.text}",
+                      icon=":material/summarize:")
+    else:
+        top_l.info("The session had no messages; nothing to summarise.", icon=":material/info:")
 if top_r.button("End session", key="chat_end", icon=":material/logout:", width="stretch",
                 help="Write one summary memory of this session's messages, then start a new session."):
     end_session()

@@ -129,3 +129,6 @@ def test_an_unreachable_llm_gives_a_clear_message_and_the_template_reply(store, 
     assert "cannot reach" in turn.error
     assert any("The LLM failed" in w.value for w in at.warning)
     assert turn.ingest.status == "created"  # the message is still remembered
+    at.button(key="chat_end").click().run()  # the summary falls back to the one without an LLM
+    assert not at.exception
+    assert any("LLM failed" in s.value and "summarised without it" in s.value for s in at.success)
