@@ -132,3 +132,56 @@ def test_an_unreachable_llm_gives_a_clear_message_and_the_template_reply(store, 
     at.button(key="chat_end").click().run()  # the summary falls back to the one without an LLM
     assert not at.exception
     assert any("LLM failed" in s.value and "summarised without it" in s.value for s in at.success)
+
+
+def test_replies_and_summary_from_a_local_llm(store, monkeypatch):
+    """A real chat-completions server on 127.0.0.1: the reply streams from it with the context block in
+    its system prompt, and End session has it write the summary."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append(body)
+            if body.get("stream"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for piece in ["From memory: ", "the deadline is November 2 [#2]."]:
+                    self.wfile.write(f"data: {json.dumps({'choices': [{'delta': {'content': piece}}]})}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+            else:
+                out = json.dumps({"choices": [{"message": {"content": "The user set a deadline."}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        monkeypatch.setenv("MEMENGINE_LLM_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+        monkeypatch.setenv("MEMENGINE_LLM_MODEL", "tiny")
+        at = start()
+        say(at, "My project deadline is November 2.")
+        say(at, "When is the project deadline?")
+        turn = session(at).turns[-1]
+        assert turn.reply == "From memory: the deadline is November 2 [#2]." and turn.error is None
+        system = seen[-1]["messages"][0]["content"]
+        assert turn.context.text in system and "Project deadline is November 2. [#" in system
+        assert seen[-1]["messages"][-1] == {"role": "user", "content": "When is the project deadline?"}
+        at.button(key="chat_end").click().run()
+        assert not at.exception
+        assert any("The user set a deadline." in s.value for s in at.success)  # the LLM wrote the summary
+        assert seen[-1]["stream"] is False and "deadline" in seen[-1]["messages"][-1]["content"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
