@@ -11,6 +11,7 @@ st.set_page_config(page_title="MemEngine cockpit", page_icon=":material/memory:"
 
 PAGES = [
     st.Page("pages/recall.py", title="Recall", icon=":material/search:", url_path="recall", default=True),
+    st.Page("pages/chat.py", title="Chat", icon=":material/forum:", url_path="chat"),
     st.Page("pages/ingest.py", title="Ingest", icon=":material/input:", url_path="ingest"),
     st.Page("pages/ledger.py", title="Ledger & lineage", icon=":material/account_tree:", url_path="ledger"),
     st.Page("pages/canonical.py", title="Canonical test", icon=":material/fact_check:", url_path="canonical"),

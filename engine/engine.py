@@ -14,6 +14,7 @@ from . import extraction as extractlib
 from . import scoring
 from . import text as textlib
 from . import transfer
+from .context import Context, Profile, SessionSummary, build_context, build_profile, parse_since, summarize
 from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
 from .index import open_index
@@ -388,3 +389,32 @@ class MemoryEngine:
             "query_cache": {"hits": self.embedder.cache_hits, "misses": self.embedder.cache_misses},
             "last_repair": self.last_repair,
         }
+
+    # ------------------------------------------------------------------ chat (engine/context.py)
+    def context(self, query: str, user_id: str = "default", *, budget_chars: int | None = None,
+                include_history: bool | None = None, top_k: int | None = None,
+                threshold: float | None = None) -> Context:
+        """The memories relevant to a turn as a block for an LLM prompt (.text) and as data (.items)."""
+        self._check_open()
+        budget = self.settings.context_budget_chars if budget_chars is None else int(budget_chars)
+        return build_context(self, query, self._user(user_id), budget_chars=budget,
+                             include_history=include_history, top_k=top_k, threshold=threshold)
+
+    def profile(self, user_id: str = "default", limit: int = 5) -> Profile:
+        """The user's most important current facts (importance, then recency) and a greeting."""
+        self._check_open()
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
+            raise ValueError(f"limit must be an integer between 1 and 50, got {limit!r}")
+        return build_profile(self, self._user(user_id), limit=limit)
+
+    def summarize_session(self, user_id: str = "default", message_ids: list[int] | None = None, *,
+                          since: object = None, summarizer: object = None) -> SessionSummary:
+        """One `event` memory summarising a session's messages (by id, or since a moment), cited to them."""
+        self._check_open()
+        if (message_ids is None) == (since is None):
+            raise ValueError("give either message_ids or since")
+        if message_ids is not None and (not isinstance(message_ids, (list, tuple)) or not message_ids or any(
+                isinstance(i, bool) or not isinstance(i, int) for i in message_ids)):
+            raise ValueError("message_ids must be a non-empty list of integers")
+        return summarize(self, self._user(user_id), message_ids=list(message_ids) if message_ids else None,
+                         since=parse_since(since) if since is not None else None, summarizer=summarizer)

@@ -66,3 +66,12 @@ class Settings(BaseSettings):
 
     # Only used by the REST adapter: when set, every route but /health needs this key.
     api_key: str | None = None
+
+    # Chat (engine/context.py, engine/llm.py). Nothing leaves the machine unless llm_url is set to an
+    # OpenAI-compatible chat-completions endpoint (e.g. a local llama.cpp or Ollama server).
+    llm_url: str | None = None
+    llm_model: str = "local"
+    llm_timeout_s: float = Field(60.0, gt=0, le=3600)
+    llm_api_key: str | None = None
+    # The context block for a prompt holds whole lines up to this many characters.
+    context_budget_chars: int = Field(2000, ge=120, le=100_000)

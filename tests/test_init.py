@@ -12,11 +12,13 @@ PUBLIC = {
     "CONFIDENCE_LEVELS", "INGEST_STATUSES", "MEMORY_TYPES", "STATUSES", "Citation", "Embedder", "EngineError",
     "FactOutcome", "Hit", "IngestResult", "Memory", "MemoryEngine", "ModelMismatchError", "NotFoundError",
     "RecallResult", "Settings", "StoreInUseError", "__version__", "load_embedder",
+    "ChatClient", "Context", "ContextItem", "LLMError", "LLMResponseError", "LLMTimeoutError", "LLMUnreachableError",
+    "Profile", "ProfileItem", "SessionSummary",
 }
 ENGINE_METHODS = {
     "ingest", "ingest_many", "recall", "rescore", "remember", "get", "list_memories", "count_memories", "messages",
     "history", "delete", "forget_user", "users", "export_jsonl", "import_jsonl", "rebuild_index", "verify_index",
-    "reembed", "stats", "close",
+    "reembed", "stats", "close", "context", "profile", "summarize_session",
 }
 
 
@@ -30,7 +32,8 @@ def test_engine_methods():
 
 
 def test_errors_share_one_base():
-    for error in (engine.StoreInUseError, engine.ModelMismatchError, engine.NotFoundError):
+    for error in (engine.StoreInUseError, engine.ModelMismatchError, engine.NotFoundError, engine.LLMError,
+                  engine.LLMUnreachableError, engine.LLMTimeoutError, engine.LLMResponseError):
         assert issubclass(error, engine.EngineError)
 
 
