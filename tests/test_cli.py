@@ -228,7 +228,7 @@ def test_unlucky_inputs_exit_2_with_a_clear_message(run, tmp_path):
 
 def test_a_non_utf8_argument_from_the_shell_exits_2_without_a_traceback(tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    p = subprocess.run([sys.executable, "-m", "engine", "--data-dir", str(tmp_path / "s"), "--user", b"caf\xe9",
+    p = subprocess.run([sys.executable, "-m", "memengine", "--data-dir", str(tmp_path / "s"), "--user", b"caf\xe9",
                         "stats"], cwd=REPO, env=env, capture_output=True, timeout=300)
     err = p.stderr.decode("utf-8", "replace")
     assert p.returncode == 2 and "Traceback" not in err and "not valid UTF-8" in err, err
