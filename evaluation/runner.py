@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluation.checks import CATEGORIES, CheckResult, check_case, message_parts, query_user, validate_case
+from evaluation.checks import CATEGORIES, CheckResult, check_case, message_fields, query_user, validate_case
 
 CASES_DIR = Path(__file__).parent / "cases"
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -106,9 +106,10 @@ def ingest_case(eng: Any, case: dict[str, Any]) -> tuple[list[str], list[str]]:
     statuses: list[str] = []
     errors: list[str] = []
     for i, m in enumerate(case["messages"]):
-        text, user = message_parts(m)
+        f = message_fields(m)
         try:
-            statuses.append(eng.ingest(text, user_id=user).status)
+            statuses.append(eng.ingest(f["text"], user_id=f["user_id"], timestamp=f["timestamp"],
+                                       speaker=f["speaker"]).status)
         except Exception as exc:  # an engine crash is a finding, not a reason to stop the run
             statuses.append("error")
             errors.append(f"ingest of message {i + 1} raised {type(exc).__name__}: {exc}")
