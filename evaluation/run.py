@@ -1,7 +1,7 @@
 """CLI: `python -m evaluation.run [--cases PATH] [--split dev|test|all] [--json OUT] [--min-accuracy X]
 [--threshold T --alpha A --importance-weight B] [--extractor module:Class]`.
 
-Prints the report table, keeps every run's JSON under <data_dir>/runs/ (so runs can be compared later, e.g.
+Prints the report table (with --split all also dev and test side by side and the gap), keeps every run's JSON under <data_dir>/runs/ (so runs can be compared later, e.g.
 by the cockpit), and exits 1 below --min-accuracy so CI can gate on quality.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evaluation.runner import format_failures, format_report, load_cases, run_cases
+from evaluation.runner import format_failures, format_report, format_split_report, load_cases, run_cases
 
 
 def stderr_progress(done: int, total: int, result: dict[str, Any]) -> None:
@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     report = run_cases(cases, settings_overrides=overrides, progress=None if args.quiet else stderr_progress,
                        extractor=extractor)
     print(format_report(report))
+    if args.split == "all":
+        print(format_split_report(report))
     print(format_failures(report, limit=args.failures))
     saved = save_report(report, default_report_path())
     print(f"report saved to {saved}")

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from evaluation.checks import CATEGORIES, CheckResult, check_case, message_parts, query_user, validate_case
+from evaluation.checks import CATEGORIES, CheckResult, check_case, message_fields, query_user, validate_case
 
 CASES_DIR = Path(__file__).parent / "cases"
 REPO_DIR = Path(__file__).resolve().parent.parent
@@ -106,9 +106,10 @@ def ingest_case(eng: Any, case: dict[str, Any]) -> tuple[list[str], list[str]]:
     statuses: list[str] = []
     errors: list[str] = []
     for i, m in enumerate(case["messages"]):
-        text, user = message_parts(m)
+        f = message_fields(m)
         try:
-            statuses.append(eng.ingest(text, user_id=user).status)
+            statuses.append(eng.ingest(f["text"], user_id=f["user_id"], timestamp=f["timestamp"],
+                                       speaker=f["speaker"]).status)
         except Exception as exc:  # an engine crash is a finding, not a reason to stop the run
             statuses.append("error")
             errors.append(f"ingest of message {i + 1} raised {type(exc).__name__}: {exc}")
@@ -233,6 +234,7 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
                 progress(i + 1, len(cases), result)
         used = settings_for(Path(root), overrides)
     metrics, cats = summarize(results)
+    by_split = split_summary(results)
     splits = sorted({c["split"] for c in cases})
     return {
         "meta": {
@@ -247,8 +249,66 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
         },
         "metrics": metrics,
         "categories": cats,
+        "splits": by_split,
         "cases": results,
     }
+
+
+# Metrics compared across splits (key in summarize's metrics -> label); all shares in 0..1.
+SPLIT_METRICS = {"accuracy": "Accuracy", "recall_at_5": "Recall@5", "top1_accuracy": "Top-1",
+                 "unknown_rejection": "Unknown rejection", "supersede_integrity": "Supersede integrity",
+                 "false_supersede_rate": "False supersede rate"}
+
+
+def _gap(dev: float | None, test: float | None) -> float | None:
+    return None if dev is None or test is None else dev - test
+
+
+def split_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Dev and test side by side: each split's metrics and category rows, and the gap (dev - test) of every
+    metric and of every category's accuracy. A large positive gap is the cost of rules fitted to dev."""
+    parts = {sp: summarize([r for r in results if r["split"] == sp]) for sp in ("dev", "test")}
+    out: dict[str, Any] = {sp: {"metrics": m, "categories": c} for sp, (m, c) in parts.items()}
+    out["gap"] = {k: _gap(parts["dev"][0][k], parts["test"][0][k]) for k in SPLIT_METRICS}
+    rows = []
+    for cat, label in CATEGORIES.items():
+        d = next((r for r in parts["dev"][1] if r["category"] == cat), None)
+        t = next((r for r in parts["test"][1] if r["category"] == cat), None)
+        if d is None and t is None:
+            continue
+        row: dict[str, Any] = {"category": cat, "label": label}
+        for key in ("accuracy", "recall_at_5", "top1"):
+            dv, tv = (d or {}).get(key), (t or {}).get(key)
+            row[f"dev_{key}"], row[f"test_{key}"], row[f"gap_{key}"] = dv, tv, _gap(dv, tv)
+        row["dev_passed"], row["dev_total"] = (d or {}).get("passed", 0), (d or {}).get("total", 0)
+        row["test_passed"], row["test_total"] = (t or {}).get("passed", 0), (t or {}).get("total", 0)
+        rows.append(row)
+    out["categories"] = rows
+    return out
+
+
+def _pp(x: float | None) -> str:
+    return "   n/a" if x is None else f"{100 * x:+6.1f}"
+
+
+def format_split_report(report: dict[str, Any]) -> str:
+    """Dev and test side by side with the gap (dev - test, in percentage points), overall and per category."""
+    sp = report.get("splits") or split_summary(report["cases"])
+    w = 100
+    dm, tm = sp["dev"]["metrics"], sp["test"]["metrics"]
+    out = ["=" * w, "DEV vs TEST (gap = dev - test, percentage points)".center(w), "=" * w,
+           f" {'Category':<30} {'dev passed':>12} {'dev acc':>8} {'test passed':>12} {'test acc':>9} {'gap':>7}",
+           "-" * w]
+    for r in sp["categories"]:
+        out.append(f" {r['label']:<30} {r['dev_passed']:>5} / {r['dev_total']:<4} {_pct(r['dev_accuracy']):>8} "
+                   f"{r['test_passed']:>5} / {r['test_total']:<4} {_pct(r['test_accuracy']):>9} "
+                   f"{_pp(r['gap_accuracy']):>7}")
+    out += ["-" * w, f" {'Metric':<30} {'dev':>12} {'test':>22} {'gap':>7}"]
+    for key, label in SPLIT_METRICS.items():
+        out.append(f" {label:<30} {_pct(dm[key]):>12} {_pct(tm[key]):>22} {_pp(sp['gap'][key]):>7}")
+    out.append(f" {'Cases':<30} {dm['total']:>12} {tm['total']:>22}")
+    out.append("=" * w)
+    return "\n".join(out)
 
 
 def _pct(x: float | None) -> str:

@@ -14,12 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.checks import CATEGORIES, check_case, validate_case
+from evaluation.checks import (CATEGORIES, HASH_SPLIT_CATEGORIES, SUPERSEDE_CATEGORIES, UNKNOWN_CATEGORIES,
+                               check_case, hash_splits, validate_case)
 from evaluation.runner import load_cases, percentile
 
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parent.parent
+# The CI machine keeps the LoCoMo release next to the repository; it is CC BY-NC and never copied into the repo.
+# (../shared/data/ from the repo; from a worktree under wt/, one level further up).
+LOCOMO_FULL = next((p for p in (REPO.parent / "shared" / "data" / "locomo10.json",
+                                REPO.parent.parent / "shared" / "data" / "locomo10.json") if p.exists()),
+                   REPO.parent / "shared" / "data" / "locomo10.json")
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +36,8 @@ def all_cases():
 # ------------------------------------------------------------------------------------------------ schema
 
 def test_cases_schema(all_cases):
-    assert len(all_cases) >= 150
+    assert len(all_cases) >= 500
+    assert sum(c["split"] == "test" for c in all_cases) >= 250
     ids = [c["id"] for c in all_cases]
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
     assert {c["category"] for c in all_cases} == set(CATEGORIES)
@@ -46,8 +53,11 @@ def test_cases_schema(all_cases):
 def test_cases_are_meaningful(all_cases):
     """Each category asks what it claims to: unknowns expect [], history cases ask for history, etc."""
     for c in all_cases:
-        if c["category"] == "unknown_answers":
+        if c["category"] in UNKNOWN_CATEGORIES:
             assert c.get("expect_empty") is True and len(c["messages"]) >= 2, c["id"]
+        if c["category"] == "relative_dates":  # the answer is a date only the message time can resolve
+            assert c.get("top1_contains_any") and all(isinstance(m, dict) and m.get("timestamp")
+                                                      for m in c["messages"]), c["id"]
         if c["category"] == "historical_queries":
             assert c.get("include_history") is True and c.get("within_top_k"), c["id"]
         if c["category"] == "multi_user_isolation":
@@ -55,9 +65,36 @@ def test_cases_are_meaningful(all_cases):
             assert len(users) >= 2 and c.get("query_user_id") in users, c["id"]
         if c["category"] == "repeated_statements":
             assert "confirmed" in c["expected_statuses"], c["id"]
-        if c["category"] in ("updated_information", "contradictions_corrections"):
+        if c["category"] in SUPERSEDE_CATEGORIES:
             assert c.get("forbidden") and "superseded" in c["expected_statuses"], c["id"]
+            # the outdated value was said before the update and is not repeated by it
+            texts = [(m if isinstance(m, str) else m["text"]).casefold() for m in c["messages"]]
+            for f in c["forbidden"]:
+                assert f.casefold() not in texts[-1] and any(f.casefold() in t for t in texts[:-1]), (c["id"], f)
     assert len({c["query"].lower() for c in all_cases}) > 0.9 * len(all_cases)  # no single template
+
+
+def test_hash_split_rule_reproduces_stored_splits(all_cases):
+    """The issue 10 categories were split by checks.hash_splits before any run: the stored splits must be exactly
+    what the rule gives, so nobody can move a case between dev and test after seeing its result."""
+    assert set(HASH_SPLIT_CATEGORIES) <= set(CATEGORIES)
+    n_new = 0
+    for cat in HASH_SPLIT_CATEGORIES:
+        cases = [c for c in all_cases if c["category"] == cat]
+        assert len(cases) >= 30, cat
+        expected = hash_splits([c["id"] for c in cases])
+        assert {c["id"]: c["split"] for c in cases} == expected, cat
+        n_new += len(cases)
+    assert n_new >= 300
+
+
+def test_hash_splits_rule():
+    ids = [f"x-{i:02d}" for i in range(11)]
+    a, b = hash_splits(ids), hash_splits(list(reversed(ids)))
+    assert a == b  # depends on the ids only, not their order
+    assert sum(v == "test" for v in a.values()) == 6 and sum(v == "dev" for v in a.values()) == 5
+    with pytest.raises(ValueError):
+        hash_splits(["x-01", "x-01"])
 
 
 def test_load_cases_split_filter(all_cases):
@@ -75,6 +112,12 @@ def test_load_cases_split_filter(all_cases):
     {"within_top_k": "Oslo"},                          # must be a list
     {"expect_empty": True},                            # contradicts top1_contains
     {"surprise": 1},                                   # unknown key (typo guard)
+    {"messages": [{"text": "I live in Oslo.", "timestamp": "next Friday"}]},   # timestamp must be ISO date-time
+    {"messages": [{"text": "I live in Oslo.", "timestamp": "2026-03-09"}]},    # a date alone has no time
+    {"messages": [{"text": "I live in Oslo.", "time": "2026-03-09T10:00:00"}]},  # unknown message key
+    {"messages": [{"text": "I live in Oslo.", "speaker": ""}]},                 # empty speaker
+    {"top1_contains_any": "Oslo"},                     # must be a list (and not with top1_contains)
+    {"top1_contains_any": ["Oslo"]},                   # both top1_contains and top1_contains_any
 ])
 def test_load_cases_rejects_invalid(tmp_path, bad):
     case = {"id": "x-01", "category": "direct_facts", "split": "dev", "messages": ["I live in Oslo."],
@@ -83,6 +126,14 @@ def test_load_cases_rejects_invalid(tmp_path, bad):
     f.write_text(json.dumps([case]))
     with pytest.raises(ValueError):
         load_cases(f)
+
+
+def test_message_with_speaker_and_timestamp_is_valid():
+    case = {"id": "x-02", "category": "relative_dates", "split": "test", "query": "when is the dentist?",
+            "messages": [{"text": "Dentist tomorrow.", "user_id": "u", "speaker": "Ana",
+                          "timestamp": "2026-03-09T10:15:00"}],
+            "top1_contains_any": ["March 10", "10 March", "2026-03-10"]}
+    assert validate_case(case) == []
 
 
 def test_load_cases_rejects_duplicate_ids(tmp_path):
@@ -125,6 +176,26 @@ def test_check_case_each_expectation(expect, hits, statuses, active, ok):
     assert all(isinstance(f, str) and f for f in res.failures)
 
 
+DATE_FORMS = ["March 13", "13 March", "2026-03-13"]
+
+
+@pytest.mark.parametrize("top, ok", [
+    ("Dentist appointment on Friday, March 13 at 3pm.", True),
+    ("Dentist appointment on 13 March.", True),
+    ("Dentist appointment on March 13th.", True),
+    ("Dentist appointment (2026-03-13).", True),
+    ("Dentist appointment on March 1.", False),
+    ("Dentist appointment on March 130.", False),
+    ("Dentist appointment on 113 March.", False),
+    ("Dentist appointment this Friday.", False),   # unresolved: not an answer to "when"
+])
+def test_check_case_top1_contains_any(top, ok):
+    res = check_case({**BASE, "top1_contains_any": DATE_FORMS}, H(top, "x"))
+    assert res.passed is ok and res.top1_ok is ok
+    assert res.recall_at_5 == (1.0 if ok else 0.0)
+    assert check_case({**BASE, "top1_contains_any": DATE_FORMS}, []).passed is False
+
+
 def test_check_case_metric_parts():
     upd = {**BASE, "category": "updated_information", "top1_contains": "Munich", "forbidden": ["Berlin"],
            "expected_statuses": ["created", "superseded"]}
@@ -139,6 +210,31 @@ def test_check_case_metric_parts():
     unk = {**BASE, "category": "unknown_answers", "expect_empty": True}
     assert check_case(unk, [], None, None).rejected is True
     assert check_case(unk, H("x"), None, None).rejected is False
+
+
+def _result(cid, category, split, passed, rejected=None):
+    return {"id": cid, "category": category, "split": split, "passed": passed, "failures": [] if passed else ["x"],
+            "recall_at_5": 1.0 if passed else 0.0, "top1_ok": passed if rejected is None else None,
+            "rejected": rejected, "integrity_ok": None, "false_supersede": None, "latency_ms": 1.0}
+
+
+def test_split_summary_and_gap():
+    from evaluation.runner import format_split_report, split_summary
+
+    results = [_result("a", "direct_facts", "dev", True), _result("b", "direct_facts", "dev", True),
+               _result("c", "direct_facts", "test", True), _result("d", "direct_facts", "test", False),
+               _result("e", "unknown_answers", "dev", True, rejected=True),
+               _result("f", "unknown_answers", "test", False, rejected=False)]
+    sp = split_summary(results)
+    assert sp["dev"]["metrics"]["accuracy"] == 1.0 and sp["test"]["metrics"]["accuracy"] == pytest.approx(1 / 3)
+    assert sp["gap"]["accuracy"] == pytest.approx(2 / 3)
+    assert sp["gap"]["unknown_rejection"] == pytest.approx(1.0)
+    assert sp["gap"]["supersede_integrity"] is None  # not measured on either side
+    rows = {r["category"]: r for r in sp["categories"]}
+    assert rows["direct_facts"]["dev_total"] == 2 and rows["direct_facts"]["test_passed"] == 1
+    assert rows["direct_facts"]["gap_accuracy"] == pytest.approx(0.5)
+    text = format_split_report({"cases": results})
+    assert "DEV vs TEST" in text and "+50.0" in text and "Unknown rejection" in text
 
 
 def test_percentile():
@@ -179,6 +275,22 @@ def test_run_cases_report_shape(all_cases, embedder):
     assert sum(row["total"] for row in report["categories"]) == 4
     text = format_report(report)
     assert "TOTAL / OVERALL" in text and "Direct Facts" in text
+
+
+def test_runner_passes_speaker_and_timestamp(tmp_path, embedder):
+    """A case message's speaker and timestamp reach ingest (relative dates and group chats depend on them)."""
+    from engine import MemoryEngine, Settings
+    from evaluation.runner import run_case
+
+    case = {"id": "ts-01", "category": "third_party_facts", "split": "dev", "query": "what's Tom's dog called?",
+            "messages": [{"text": "I just adopted a greyhound called Pip!", "speaker": "Tom",
+                          "timestamp": "2026-03-09T10:15:00", "user_id": "chat"}],
+            "query_user_id": "chat", "top1_contains": "Pip"}
+    with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
+        result = run_case(eng, case)
+        messages = eng.messages(user_id="chat")
+    assert result["statuses"] == ["created"]
+    assert messages and messages[0]["speaker"] == "Tom" and messages[0]["timestamp"] == "2026-03-09T10:15:00"
 
 
 def test_run_cases_isolation_between_cases(all_cases, embedder):
@@ -230,7 +342,8 @@ def test_sweep_agrees_with_runner(all_cases, embedder):
 
 
 def test_locomo_sample(embedder):
-    from evaluation.locomo import SAMPLE_PATH, evaluate, evidence_ids, format_locomo, load_locomo, parse_date
+    from evaluation.locomo import (SAMPLE_PATH, evaluate, evidence_ids, format_locomo, iter_turns, load_locomo,
+                                   parse_date)
 
     samples = load_locomo(SAMPLE_PATH)
     dia = {t["dia_id"] for s in samples for k, v in s["conversation"].items() if k.startswith("session_")
@@ -251,6 +364,68 @@ def test_locomo_sample(embedder):
     assert "adversarial" in format_locomo(result)
     assert parse_date("1:56 pm on 8 May, 2023") == "2023-05-08T13:56:00"
     assert evidence_ids({"evidence": ["D8:6; D9:17", "D1:2"]}) == ["D8:6", "D9:17", "D1:2"]
+    # a dashboard shows each question's evidence turns next to what was recalled
+    turns = {(str(s["sample_id"]), t["dia_id"]): t["text"] for s in samples for t, _ in iter_turns(s)}
+    for q in result["questions"]:
+        assert [e["source_id"] for e in q["evidence_texts"]] == q["evidence"]
+        assert all(e["text"] == turns[(q["sample_id"], e["source_id"])] for e in q["evidence_texts"])
+        assert [h["source_id"] for h in q["ranked"]] == q["ranked_sources"]
+        assert len(q["served"]) <= len(q["ranked"])
+
+    # cross-conversation refusal: each conversation's answerable questions asked of the other's user (a ring)
+    answerable = [(str(s["sample_id"]), qa) for s in samples for qa in s["qa"] if qa["category"] in (1, 2, 3, 4)]
+    cross = result["cross"]
+    assert len(cross) == len(answerable)
+    users = [str(s["sample_id"]) for s in samples]
+    for c in cross:
+        assert c["asked_of"] == users[(users.index(c["sample_id"]) + 1) % len(users)] != c["sample_id"]
+        assert c["served_empty"] is (not c["served"])
+        # whatever is served comes from the asked user's own conversation, never the asker's
+        assert all((c["asked_of"], h["source_id"]) in turns for h in c["served"])
+    sm = result["summary"]
+    assert sm["cross_n"] == len(cross)
+    assert sm["cross_refusal"] == pytest.approx(sum(c["served_empty"] for c in cross) / len(cross))
+    q5 = [q for q in result["questions"] if q["category"] == 5]
+    assert sm["adversarial_abstention"] == pytest.approx(sum(q["served_empty"] for q in q5) / len(q5))
+    assert 0.0 <= sm["answerable_refused"] <= 1.0 and sm["ranking_recall@1"] <= sm["ranking_recall@5"] + 1e-9
+    assert result["evidence"]["dropped"] == 0 and "asked of another conversation" in format_locomo(result)
+
+
+@pytest.mark.parametrize("raw, norm", [
+    ("D8:6", "D8:6"), ("D:11:26", "D11:26"), ("D30:05", "D30:5"), (" d3:4 ", "D3:4"), ("D", None), ("8:6", None),
+    ("D8", None), ("D8:6:1", None),
+])
+def test_locomo_normalize_evidence_id(raw, norm):
+    from evaluation.locomo import normalize_evidence_id
+
+    assert normalize_evidence_id(raw) == norm
+
+
+def test_locomo_resolve_evidence_drops_and_counts():
+    from evaluation.locomo import resolve_evidence
+
+    known = {"D8:6", "D9:17", "D11:26", "D30:5"}
+    qa = {"evidence": ["D8:6; D9:17", "D:11:26", "D30:05", "D", "D10:19", "D8:6"]}
+    assert resolve_evidence(qa, known) == (["D8:6", "D9:17", "D11:26", "D30:5"], ["D", "D10:19"])
+    assert resolve_evidence({}, known) == ([], [])
+
+
+@pytest.mark.skipif(not LOCOMO_FULL.exists(), reason=f"LoCoMo release not found at {LOCOMO_FULL} (CC BY-NC, "
+                    "not in the repo; put locomo10.json there to run this test)")
+def test_locomo_full_file_evidence_normalisation():
+    """On the real release every malformed id is resolved or dropped and counted; only 3 ids name no turn."""
+    from evaluation.locomo import evidence_ids, iter_turns, load_locomo, resolve_evidence
+
+    samples = load_locomo(LOCOMO_FULL)
+    assert len(samples) == 10 and sum(len(s["qa"]) for s in samples) == 1986
+    dropped = []
+    for s in samples:
+        known = {t["dia_id"] for t, _ in iter_turns(s)}
+        for qa in s["qa"]:
+            ev, dr = resolve_evidence(qa, known)
+            assert set(ev) <= known and len(ev) + len(dr) <= len(evidence_ids(qa))
+            dropped += [(s["sample_id"], d) for d in dr]
+    assert sorted(dropped) == [("conv-42", "D"), ("conv-42", "D10:19"), ("conv-47", "D4:36")]
 
 
 def test_cli_exits_nonzero_below_min_accuracy(tmp_path):
