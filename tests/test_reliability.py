@@ -552,7 +552,7 @@ def test_serve_closes_the_store_cleanly_on_sigterm(tmp_path, free_port):
     port = free_port()
     data = tmp_path / "data"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "engine", "--data-dir", str(data), "serve", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "memengine", "--data-dir", str(data), "serve", "--port", str(port),
                              "--log-level", "warning"], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
