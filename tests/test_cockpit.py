@@ -321,7 +321,7 @@ def test_recall_ranks_with_score_parts(store):
     assert "`project` · `deadline` → **November 2**" in md
     assert "“Actually, the deadline moved to November 2.”" in joined(at.caption)
     assert any(b in md for b in (":green-badge[:material/task_alt: certain]", ":orange-badge[:material/help: vague]"))
-    assert "Engine timings: embed" in joined(at.caption)
+    assert "History: not searched · embed" in joined(at.caption)
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert f"threshold {Settings().threshold:.2f}" in json.dumps(spec)  # the rule is labelled on the chart
 
@@ -382,12 +382,96 @@ def test_recall_unknown_query_returns_nothing(store):
 def test_recall_history_marks_replaced_memories(store):
     prefill(store, CANONICAL)
     at = start()
-    at.toggle(key="recall_history").set_value(True)
+    at.segmented_control(key="recall_history").set_value("always")
     at.text_input(key="recall_query").input("When is the project deadline?")
     at.slider(key="knob_threshold").set_value(0.1).run()
     md = joined(at.markdown)
     assert ":orange-badge[:material/history: historical]" in md
     assert "replaced by **#4**: Project deadline is November 2." in md
+
+
+def test_recall_history_auto_lets_the_engine_decide(store):
+    """The default history mode passes include_history=None: a question about the past gets the old value."""
+    prefill(store, CANONICAL)
+    at = start()
+    assert at.segmented_control(key="recall_history").value == "auto"
+    at.text_input(key="recall_query").input("What was the project deadline before?")
+    at.slider(key="knob_threshold").set_value(0.1).run()
+    assert not at.exception
+    md = joined(at.markdown)
+    assert ":orange-badge[:material/history: historical]" in md and "October 15" in md
+    assert "History: searched (the question asks about the past)" in joined(at.caption)
+    at.segmented_control(key="recall_history").set_value("never").run()
+    md = joined(at.markdown)
+    assert "historical]" not in md and "History: not searched" in joined(at.caption)
+
+
+def test_recall_companions_cutoff_and_top_k_cut(store):
+    prefill(store, CANONICAL)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?").run()
+    res = at.session_state["recall_cache"]["base"]
+    ranked = sorted(res.candidates, key=lambda h: h.score, reverse=True)
+    best, second = ranked[0].score, ranked[1].score
+    # threshold just above the second candidate, margin wide enough to bring it along as a companion
+    threshold = round(second + 0.02, 2)
+    assert threshold <= best, (best, second)
+    at.slider(key="knob_threshold").set_value(threshold)
+    at.slider(key="knob_margin").set_value(0.05).run()
+    assert not at.exception
+    md = joined(at.markdown)
+    assert ":violet-badge[:material/group: companion]" in md
+    assert f"cut-off **{threshold - 0.05:.2f}**" in md and "companion" in md
+    spec = json.dumps(json.loads(at.get("vega_lite_chart")[0].proto.spec))
+    assert f"cut-off {threshold - 0.05:.2f}" in spec and '"domain": [0.0, 1.0]' in spec
+    # margin 0: the companion is no longer served
+    at.slider(key="knob_margin").set_value(0.0).run()
+    assert "companion]" not in joined(at.markdown)
+    # top-k 1 with a low threshold: what top-k dropped is listed, not hidden
+    at.slider(key="knob_threshold").set_value(0.05)
+    at.slider(key="knob_top_k").set_value(1).run()
+    md = joined(at.markdown)
+    assert "cut by top-k]" in md
+    assert len([m for m in at.markdown if m.value.startswith("#### ")]) == 1
+    cut = next(e for e in at.expander if e.label.startswith("Cut by top-k"))
+    assert cut.dataframe[0].value["memory"].tolist()[0] == ranked[1].memory.text
+
+
+def test_recall_margin_slider_rescores_without_recalling(store, monkeypatch):
+    prefill(store, CANONICAL)
+    calls = {"recall": 0}
+    real_recall = MemoryEngine.recall
+
+    def counting_recall(self, *a, **k):
+        calls["recall"] += 1
+        return real_recall(self, *a, **k)
+
+    monkeypatch.setattr(MemoryEngine, "recall", counting_recall)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?").run()
+    at.slider(key="knob_margin").set_value(0.2).run()
+    at.slider(key="knob_margin").set_value(0.0).run()
+    assert calls["recall"] == 1 and at.session_state["recall_mode"] == "rescore"
+
+
+def test_recall_empty_store_points_to_ingest(store):
+    at = start()
+    assert "no memories yet" in at.info[0].value
+    assert any(getattr(e, "proto", None) is not None and "Go to Ingest" in str(e.proto)
+               for e in at.get("page_link"))
+
+
+def test_recall_benchmark_button_carries_settings(store):
+    prefill(store, CANONICAL)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?")
+    at.slider(key="knob_threshold").set_value(0.33)
+    at.slider(key="knob_margin").set_value(0.04).run()
+    at.button(key="knob_bench").click().run()
+    assert not at.exception
+    carried = at.session_state["bench_overrides"]
+    assert carried["threshold"] == pytest.approx(0.33) and carried["companion_margin"] == pytest.approx(0.04)
+    assert "Benchmark" in joined(at.title)
 
 
 def test_recall_sample_chip_fills_query(store):
