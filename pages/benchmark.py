@@ -71,12 +71,45 @@ def load_for(split: str) -> list[dict] | None:
 
 
 # ---------------------------------------------------------------- run
+# (session key, Settings field, label, min, max, step): the knobs a run can override, no restart needed
+RUN_KNOBS = (
+    ("bench_set_threshold", "threshold", "Threshold", 0.0, 1.0, 0.01),
+    ("bench_set_alpha", "alpha", "Alpha", 0.0, 1.0, 0.01),
+    ("bench_set_importance", "importance_weight", "Importance weight", 0.0, 1.0, 0.01),
+    ("bench_set_margin", "companion_margin", "Companion margin", 0.0, 0.5, 0.01),
+    ("bench_set_top_k", "top_k", "Top-k", 1, 100, 1),
+)
+carried = st.session_state.pop("bench_overrides", None)  # set by the Recall page's "Benchmark these settings"
+for key, field_name, *_ in RUN_KNOBS:
+    default = getattr(cfg, field_name)
+    if carried and carried.get(field_name) is not None:
+        st.session_state[key] = type(default)(carried[field_name])
+    else:
+        st.session_state.setdefault(key, default)
+if carried:
+    st.session_state["bench_carried"] = True
+    st.toast("Settings carried over from Recall", icon=":material/science:")
+
+
+def _engine_defaults() -> None:
+    for key, field_name, *_ in RUN_KNOBS:
+        st.session_state[key] = getattr(cfg, field_name)
+    st.session_state["bench_carried"] = False
+
+
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.2, 2.6, 1], vertical_alignment="bottom")
     split = c1.segmented_control("Split", SPLITS, key="bench_split", default="dev", persist_state="session") or "dev"
-    c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}` · engine defaults: threshold {cfg.threshold:.2f}, "
-               f"alpha {cfg.alpha:.2f}, importance weight {cfg.importance_weight:.2f}, top-k {cfg.top_k}")
+    c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}`"
+               + (" · settings carried over from **Recall**" if st.session_state.get("bench_carried") else ""))
     go = c3.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:", width="stretch")
+    cols = st.columns([1, 1, 1, 1, 1, 0.9], vertical_alignment="bottom")
+    overrides = {}
+    for col, (key, field_name, label, lo, hi, step) in zip(cols, RUN_KNOBS):
+        overrides[field_name] = col.number_input(label, min_value=lo, max_value=hi, step=step, key=key,
+                                                 format="%d" if isinstance(step, int) else "%.2f")
+    cols[-1].button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
+                    width="stretch", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
 
 if go:
     cases = load_for(split)
@@ -88,8 +121,9 @@ if go:
             bar.progress(done / total, text=f"{done} / {total} · {result['id']} {verdict}")
 
         try:
-            report = with_inputs(run_cases(cases, embedder=state.embedder(), progress=tick), cases)
-            saved = runs.save(report, store, "run", split)
+            report = with_inputs(run_cases(cases, embedder=state.embedder(), settings_overrides=overrides,
+                                           progress=tick), cases)
+            saved = runs.save(report, store, "run", f"{split}-{runs.settings_tag(overrides)}")
             st.session_state["bench_view"] = str(saved)
             st.toast(f"Run saved: {saved.name}", icon=":material/save:")
         except (ValueError, EngineError, OSError) as exc:
@@ -108,9 +142,8 @@ else:
     s = meta.get("settings", {})
     st.caption(
         f"{meta.get('n_cases', len(report.get('cases', [])))} cases · split {meta.get('split', '?')} · "
-        f"threshold {s.get('threshold', '?')} · alpha {s.get('alpha', '?')} · "
-        f"importance weight {s.get('importance_weight', '?')} · commit {meta.get('git_commit') or 'n/a'} · "
-        f"{meta.get('duration_s', '?')} s"
+        + " · ".join(f"{k} {v}" for k, v in runs.run_settings(report).items())
+        + f" · {meta.get('duration_s', '?')} s"
     )
 
     # ------------------------------------------------------------ KPI cards
@@ -210,6 +243,14 @@ else:
                     ],
                     hide_index=True,
                 )
+            below = case.get("below_threshold") or []
+            if below:
+                st.markdown(f"**Candidates below the cut-off** ({len(below)}): the score parts of what was not served")
+                st.dataframe(pd.DataFrame(below).rename(columns={"text": "candidate"})[
+                    [c for c in ("candidate", "score", "semantic", "lexical", "importance", "historical", "status")
+                     if c == "candidate" or c in below[0]]], hide_index=True)
+            elif "below_threshold" not in case:
+                st.caption("This run did not record the candidates below the cut-off (saved by an older version).")
             st.caption(f"recall latency {ms(case.get('latency_ms'))}")
 
     # ------------------------------------------------------------ compare runs
@@ -230,7 +271,12 @@ else:
                     return "n/a"
                 return f"{100 * v:.1f}%" if key in runs.RATE_METRICS else f"{v:.2f}"
 
-            st.dataframe(
+            set_col, met_col = st.columns([1, 1.4])
+            set_col.markdown("**Settings**")
+            set_col.dataframe(pd.DataFrame(runs.settings_diff(load_saved(a), load_saved(b))), hide_index=True,
+                              column_config={"changed": st.column_config.CheckboxColumn("changed", width=70)})
+            met_col.markdown("**Metrics**")
+            met_col.dataframe(
                 pd.DataFrame(
                     [
                         {

@@ -113,7 +113,9 @@ TABLES = {
     "lineage_table": ("value", "superseded", "source message"),
     "bench_categories": ("category", "recall_at_5"),
     "bench_case_hits": ("text", "score", "semantic"),
+    "bench_case_below": ("candidate", "score", "semantic"),
     "cmp_deltas": ("metric", "verdict"),
+    "cmp_settings": ("setting", "changed"),
     "cmp_flipped": ("change", "why (B)"),
 }
 
@@ -469,9 +471,10 @@ def test_recall_benchmark_button_carries_settings(store):
     at.slider(key="knob_margin").set_value(0.04).run()
     at.button(key="knob_bench").click().run()
     assert not at.exception
-    carried = at.session_state["bench_overrides"]
-    assert carried["threshold"] == pytest.approx(0.33) and carried["companion_margin"] == pytest.approx(0.04)
     assert "Benchmark" in joined(at.title)
+    assert "settings carried over from **Recall**" in joined(at.caption)
+    assert at.number_input(key="bench_set_threshold").value == pytest.approx(0.33)
+    assert at.number_input(key="bench_set_margin").value == pytest.approx(0.04)
 
 
 def test_recall_sample_chip_fills_query(store):
@@ -661,14 +664,25 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     assert "“I use Arch Linux.”" in joined(at.markdown)
     assert frame(at, "bench_case_hits")["text"].iloc[0] == "User uses Arch Linux."
     at.toggle(key="bench_only_failed").set_value(False).run()
+    at.selectbox(key="bench_case").set_value("t-03").run()   # got [], but its candidates are kept
+    assert "`[]`" in joined(at.markdown) and "User uses Arch Linux." in list(frame(at, "bench_case_below")["candidate"])
     at.selectbox(key="bench_case").set_value("t-02").run()
     md = joined(at.markdown)
     assert "- `forbidden`: “October 15”" in md and ":orange-badge[:material/swap_horiz: superseded]" in md
 
-    # a second run (dev split only) is compared with the first
-    at.segmented_control(key="bench_split").set_value("dev").run()
+    # a second run (dev split only, another threshold, no restart) is compared with the first
+    at.segmented_control(key="bench_split").set_value("dev")
+    at.number_input(key="bench_set_threshold").set_value(0.3).run()
     at.button(key="bench_run").click().run()
     assert metric(at, "Accuracy") == "100.0%"
+    newest = sorted((store / "runs").glob("run-*.json"))[-1]
+    assert "-dev-t0.30-" in newest.name and json.loads(newest.read_text())["meta"]["settings"]["threshold"] == 0.3
+    assert json.loads(newest.read_text())["meta"]["extractor"]
+    assert "t0.30" in at.selectbox(key="bench_view").format_func(at.selectbox(key="bench_view").value)
+    settings = frame(at, "cmp_settings").set_index("setting")
+    assert settings.loc["threshold", "B"] == "0.30" and bool(settings.loc["threshold", "changed"])
+    assert settings.loc["threshold", "A"] == f"{Settings().threshold:.2f}"
+    assert not bool(settings.loc["alpha", "changed"])
     deltas = frame(at, "cmp_deltas").set_index("metric")
     assert deltas.loc["Accuracy", "delta"] == "+25.0 pt" and deltas.loc["Accuracy", "verdict"] == "better"
     flipped = frame(at, "cmp_flipped")
@@ -740,6 +754,12 @@ def test_runs_compare_and_labels(tmp_path):
     assert runs.list_runs(tmp_path, "run") == [p]
     assert runs.label(p).endswith(" · dev")
     assert runs.label("run-20261010-063000.json") == "2026-10-10 06:30:00 · CLI"
+    assert runs.settings_tag({"threshold": 0.4, "alpha": 0.7, "top_k": 5}) == "t0.40-a0.70-k5"
+    ra = {"meta": {"settings": {"threshold": 0.4, "alpha": 0.7}, "extractor": "rules", "git_commit": "abc"}}
+    rb = {"meta": {"settings": {"threshold": 0.45, "alpha": 0.7}, "extractor": "rules", "git_commit": "abd"}}
+    rows = {r["setting"]: r for r in runs.settings_diff(ra, rb)}
+    assert rows["threshold"]["changed"] and not rows["alpha"]["changed"] and rows["commit"]["changed"]
+    assert rows["top-k"]["A"] == "n/a"   # an old run without the field
 
 
 def test_batch_parsing():
