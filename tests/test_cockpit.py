@@ -565,7 +565,7 @@ def test_ledger_soft_delete_needs_confirmation(store):
     at.button(key="ledger_delete").click().run()
     at.button(key="ledger_delete_confirm").click().run()
     assert not at.exception
-    assert at.success[0].value.startswith("Memory #1 soft-deleted")
+    assert at.toast[0].value.startswith("Memory #1 soft-deleted")
     assert app_engine(store).get(1).status == "deleted"
     row = frame(at, "ledger_table").set_index("id").loc[1]
     assert row["status"] == "○ deleted"
@@ -575,7 +575,7 @@ def test_ledger_soft_delete_needs_confirmation(store):
 def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypatch):
     prefill(store, CANONICAL)
     at = start("ledger")
-    assert at.download_button(key="ledger_export").label == "Download .jsonl"
+    assert at.download_button(key="ledger_export::default").label == "Download .jsonl"
     data = transfer.export_bytes(app_engine(store), None)
     kinds = [json.loads(line)["kind"] for line in data.decode().splitlines()]
     assert kinds.count("memory") == 4 and kinds.count("message") == 4
@@ -587,7 +587,7 @@ def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypat
     at2.file_uploader(key="ledger_import_file").upload("export.jsonl", data, "application/jsonl")
     at2.button(key="ledger_import_go").click().run()
     assert not at2.exception
-    assert at2.success[0].value == "Imported 4 memories from export.jsonl."
+    assert at2.toast[0].value == "Imported 4 memories from export.jsonl."
     table = frame(at2, "ledger_table")
     assert len(table) == 4 and "→ #" in "".join(table["replaced by"])
 
@@ -596,6 +596,27 @@ def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypat
     assert not at2.exception
     assert at2.error[0].value.startswith("Import failed:")
     assert app_engine(other).count_memories(status="all") == 4
+
+    # the same export again: a clear refusal, not a traceback, and nothing doubled
+    at2.file_uploader(key="ledger_import_file").upload("export.jsonl", data, "application/jsonl")
+    at2.button(key="ledger_import_go").click().run()
+    assert not at2.exception
+    assert at2.error[0].value.startswith("Import failed:")
+    assert app_engine(other).count_memories(status="all") == 4
+
+
+def test_ledger_export_follows_the_selected_user(store):
+    prefill(store, CANONICAL)
+    prefill(store, ["I live in Oslo."], user="emile")
+    at = start("ledger")
+    assert at.selectbox(key="export_scope::default").format_func("this user") == "default's memories"
+    at.selectbox(key="user_select").set_value("emile").run()
+    assert not at.exception
+    scope = at.selectbox(key="export_scope::emile")
+    assert scope.format_func(scope.value) == "emile's memories"
+    assert not [w for w in at.selectbox if w.key == "export_scope::default"]   # no stale widget left
+    assert at.download_button(key="ledger_export::emile").proto.label == "Download .jsonl"
+    assert "1 memories, every status" in joined(at.caption)
 
 
 def test_ledger_forget_user_needs_confirmation(store):
@@ -608,7 +629,7 @@ def test_ledger_forget_user_needs_confirmation(store):
     assert app_engine(store).count_memories(user_id="default", status="all") == 4
     at.button(key="forget_confirm").click().run()
     assert not at.exception
-    assert at.success[0].value == "Forgot user `default`: 4 memories and 4 messages erased for good."
+    assert at.toast[0].value == "Forgot user `default`: 4 memories and 4 messages erased for good."
     assert app_engine(store).count_memories(user_id="default", status="all") == 0
     assert app_engine(store).count_memories(user_id="bob") == 1
     assert at.selectbox(key="forget_pick").options == ["bob"]
