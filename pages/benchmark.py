@@ -273,8 +273,11 @@ else:
 
             set_col, met_col = st.columns([1, 1.4])
             set_col.markdown("**Settings**")
-            set_col.dataframe(pd.DataFrame(runs.settings_diff(load_saved(a), load_saved(b))), hide_index=True,
-                              column_config={"changed": st.column_config.CheckboxColumn("changed", width=70)})
+            # st.table (plain HTML, no scrolling grid): eight short rows, all readable at once
+            set_col.table(pd.DataFrame(
+                [{**r, "changed": "≠ changed" if r["changed"] else ""} for r in runs.settings_diff(load_saved(a),
+                                                                                              load_saved(b))]
+            ).set_index("setting"))
             met_col.markdown("**Metrics**")
             met_col.dataframe(
                 pd.DataFrame(

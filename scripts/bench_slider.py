@@ -73,8 +73,9 @@ def measure(url: str, steps: int, warmup: int) -> list[float]:
             box.fill(QUERY)
             box.press("Enter")
             page.get_by_text("Project deadline is November 2.").first.wait_for()
-            thumb = page.locator('[data-testid="stSlider"]', has_text="Threshold").get_by_role("slider")
-            value = float(thumb.get_attribute("aria-valuenow"))
+            slider = page.locator('[data-testid="stSlider"]', has_text="Threshold").first
+            thumb = slider.get_by_role("slider")
+            value = float(slider.locator('[data-testid="stSliderThumbValue"]').inner_text())
             page.wait_for_function(SHOWS_THRESHOLD, arg=f"{value:.2f}")
             thumb.focus()
             times: list[float] = []

@@ -115,7 +115,6 @@ TABLES = {
     "bench_case_hits": ("text", "score", "semantic"),
     "bench_case_below": ("candidate", "score", "semantic"),
     "cmp_deltas": ("metric", "verdict"),
-    "cmp_settings": ("setting", "changed"),
     "cmp_flipped": ("change", "why (B)"),
 }
 
@@ -700,10 +699,10 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     assert "-dev-t0.30-" in newest.name and json.loads(newest.read_text())["meta"]["settings"]["threshold"] == 0.3
     assert json.loads(newest.read_text())["meta"]["extractor"]
     assert "t0.30" in at.selectbox(key="bench_view").format_func(at.selectbox(key="bench_view").value)
-    settings = frame(at, "cmp_settings").set_index("setting")
-    assert settings.loc["threshold", "B"] == "0.30" and bool(settings.loc["threshold", "changed"])
+    settings = at.table[0].value
+    assert settings.loc["threshold", "B"] == "0.30" and settings.loc["threshold", "changed"] == "≠ changed"
     assert settings.loc["threshold", "A"] == f"{Settings().threshold:.2f}"
-    assert not bool(settings.loc["alpha", "changed"])
+    assert settings.loc["alpha", "changed"] == ""
     deltas = frame(at, "cmp_deltas").set_index("metric")
     assert deltas.loc["Accuracy", "delta"] == "+25.0 pt" and deltas.loc["Accuracy", "verdict"] == "better"
     flipped = frame(at, "cmp_flipped")
