@@ -255,6 +255,18 @@ def test_ingest_bad_message_shows_error_not_traceback(store, text, reason):
     assert at.error[0].value.startswith("Ingest failed:")
     assert reason.lower() in at.error[0].value.lower()
     assert metric(at, "Total") == "0"
+    assert at.text_area(key="ingest_text").value == text   # the refused text is still there to fix
+
+
+def test_ingest_batch_says_the_file_wins_over_typed_lines(store):
+    at = start("ingest")
+    at.text_area(key="batch_text").input("I use Arch Linux.\nMy deadline is May 1.").run()
+    assert "2 messages · " in joined(at.caption)
+    at.file_uploader(key="batch_file").upload("more.txt", b"I live in Oslo.\n", "text/plain").run()
+    assert "the file `more.txt` is used" in joined(at.info)
+    at.button(key="batch_go").click().run()
+    assert not at.exception
+    assert app_engine(store).count_memories(status="all") == 1
 
 
 def test_ingest_batch_from_text_area(store):
