@@ -121,8 +121,13 @@ def category_accuracy(df: Any) -> FastLayerChart:
     return layer(bars, text).properties(height=alt.Step(30))
 
 
-def sweep(df: Any, current: float) -> FastLayerChart:
-    """Metric curves against the threshold (df: threshold, metric, value) with the current default marked."""
+PLATEAU_COLOR = "#16a34a"
+
+
+def sweep(df: Any, current: float, chosen: float | None = None,
+          plateau: tuple[float, float] | None = None) -> FastLayerChart:
+    """Metric curves against the threshold (df: threshold, metric, value) with the current default marked,
+    and, when given, the plateau (green band: thresholds as good as the best) and the chosen point (green rule)."""
     lines = (
         alt.Chart(df)
         .mark_line(point=True)
@@ -145,7 +150,21 @@ def sweep(df: Any, current: float) -> FastLayerChart:
         .mark_text(color=THRESHOLD_COLOR, align="left", dx=4, dy=8, fontSize=11)
         .encode(x=x_mark, y=alt.YValue(0), text=alt.TextValue(f"current default {current:.2f}"))
     )
-    return layer(lines, rule, text).properties(height=320)
+    layers = []
+    if plateau is not None:
+        band = df.head(1).assign(lo=float(plateau[0]), hi=float(plateau[1]))[["lo", "hi"]]
+        layers.append(alt.Chart(band).mark_rect(color=PLATEAU_COLOR, opacity=0.12).encode(
+            x=alt.X("lo", type="quantitative", title="threshold"), x2=alt.X2("hi"),
+            tooltip=[alt.Tooltip("lo", type="quantitative", format=".2f", title="plateau from"),
+                     alt.Tooltip("hi", type="quantitative", format=".2f", title="plateau to")]))
+    layers += [lines, rule, text]
+    if chosen is not None:
+        pick = df.head(1).assign(chosen=float(chosen))[["chosen"]]
+        x_pick = alt.X("chosen", type="quantitative", title="threshold")
+        layers.append(alt.Chart(pick).mark_rule(color=PLATEAU_COLOR, size=2).encode(x=x_pick))
+        layers.append(alt.Chart(pick).mark_text(color=PLATEAU_COLOR, align="left", dx=4, dy=22, fontSize=11)
+                      .encode(x=x_pick, y=alt.YValue(0), text=alt.TextValue(f"chosen {chosen:.2f}")))
+    return layer(*layers).properties(height=320)
 
 
 def decompose(score: float, semantic: float, lexical: float, importance: float, alpha: float,

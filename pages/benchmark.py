@@ -341,13 +341,18 @@ if saved_sweeps:
             ]
         )
         s_col, b_col = st.columns([3, 1])
-        s_col.altair_chart(charts.sweep(long, float(cfg.threshold)), width="stretch")
         best = result.get("best") or {}
+        plateau = best.get("plateau")
+        s_col.altair_chart(charts.sweep(long, float(cfg.threshold),
+                                        chosen=best.get("threshold"), plateau=tuple(plateau) if plateau else None),
+                           width="stretch")
         with b_col.container(border=True):
-            st.metric("Best threshold", f"{best.get('threshold', 'n/a')}",
+            chosen = best.get("threshold")
+            st.metric("Best threshold", "n/a" if chosen is None else f"{chosen:.2f}",
                       help="Highest accuracy with 100% unknown rejection, deepest inside the plateau")
+            span = f"{plateau[0]:.2f}–{plateau[1]:.2f}" if plateau else "n/a"
             st.caption(f"accuracy {pct(best.get('accuracy'))} · unknown rejection "
-                       f"{pct(best.get('unknown_rejection'))} · plateau {best.get('plateau')}")
+                       f"{pct(best.get('unknown_rejection'))} · plateau {span}")
             default = result.get("default")
             if default:
                 st.caption(f"Current default {cfg.threshold:.2f}: accuracy {pct(default.get('accuracy'))}, "

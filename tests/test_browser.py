@@ -290,7 +290,7 @@ def test_recall_decision_history_companions_and_top_k_cut(page, shots):
 
     go(pg, "Recall")
     # history mode "Auto": the engine sees the question is about the past and serves the old value, marked
-    expect(pg.locator('[data-testid="stButtonGroup"]').get_by_role("button", name="Auto (engine decides)")).to_be_visible()
+    expect(pg.get_by_role("radiogroup", name="History").get_by_role("radio", name="Auto (engine decides)")).to_be_checked()
     q = pg.get_by_role("textbox", name="Query")
     q.fill("What was the project deadline before?")
     q.press("Enter")

@@ -724,7 +724,9 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     at.button(key="sweep_run").click().run()
     assert not at.exception
     assert len(list((store / "runs").glob("sweep-*.json"))) == 1
-    assert metric(at, "Best threshold") != "n/a"
+    best = metric(at, "Best threshold")
+    assert best != "n/a" and len(best.split(".")[1]) == 2   # one number format: two decimals
+    assert "plateau None" not in joined(at.caption)
     sweep_spec = json.dumps(json.loads(at.get("vega_lite_chart")[-1].proto.spec))
     assert f"current default {Settings().threshold:.2f}" in sweep_spec
 
@@ -813,9 +815,15 @@ def test_charts_are_valid_vega_lite():
     scores = pd.DataFrame([{"label": "1. a", "score": 0.68, "cleared": True}])
     spec = charts.score_parts(parts, scores, 0.4).to_dict(validate=True)
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text"]
+    spec = charts.score_parts(parts, scores, 0.4, cutoff=0.32).to_dict(validate=True)
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text", "rule", "text"]
+    assert spec["layer"][-1]["encoding"]["text"] == {"value": "cut-off 0.32"}
     assert spec["height"] == {"step": 34}
     cats = pd.DataFrame([{"category": "Direct Facts", "accuracy": 0.5, "passed": 1, "total": 2}])
     charts.category_accuracy(cats).to_dict(validate=True)
     curve = pd.DataFrame([{"threshold": t, "metric": "accuracy", "value": 0.9} for t in (0.3, 0.4)])
     sweep_spec = charts.sweep(curve, 0.4).to_dict(validate=True)
     assert sweep_spec["layer"][2]["encoding"]["text"] == {"value": "current default 0.40"}
+    marked = charts.sweep(curve, 0.4, chosen=0.35, plateau=(0.3, 0.4)).to_dict(validate=True)
+    assert [layer["mark"]["type"] for layer in marked["layer"]] == ["rect", "line", "rule", "text", "rule", "text"]
+    assert marked["layer"][-1]["encoding"]["text"] == {"value": "chosen 0.35"}
