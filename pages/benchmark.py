@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from cockpit import charts, runs, state, ui
+from cockpit import charts, replay, runs, state, ui
 from engine import EngineError
 from evaluation.runner import load_cases, run_cases
 from evaluation.sweep import sweep
@@ -49,6 +49,20 @@ def with_inputs(report: dict, cases: list[dict]) -> dict:
     return report
 
 
+def _replay(case: dict) -> None:
+    """Callback: ingest the case for a fresh replay user, then Recall runs its query as that user."""
+    prefix = replay.replay_prefix(case["id"])
+    try:
+        user = replay.replay(state.engine(), case, prefix)
+    except (ValueError, EngineError) as exc:
+        st.session_state["bench_replay_error"] = f"Replay failed: {exc}"
+        return
+    state.set_user(user)
+    st.session_state["recall_query"] = case["query"]
+    st.session_state["recall_history"] = {None: "auto", False: "never", True: "always"}[case.get("include_history")]
+    st.session_state["bench_replay_to"] = user
+
+
 def load_saved(path: str) -> dict:
     """A saved run or sweep; an unreadable file is reported and shown as empty."""
     try:
@@ -69,6 +83,12 @@ def load_for(split: str) -> list[dict] | None:
         return None
     return cases
 
+
+# A replay callback ran: open Recall (switching pages is not allowed inside a callback).
+if st.session_state.pop("bench_replay_to", None):
+    st.switch_page("pages/recall.py")
+if st.session_state.get("bench_replay_error"):
+    st.error(st.session_state.pop("bench_replay_error"), icon=":material/error:")
 
 # ---------------------------------------------------------------- run
 # (session key, Settings field, label, min, max, step): the knobs a run can override, no restart needed
@@ -252,6 +272,12 @@ else:
             elif "below_threshold" not in case:
                 st.caption("This run did not record the candidates below the cut-off (saved by an older version).")
             st.caption(f"recall latency {ms(case.get('latency_ms'))}")
+            if case.get("messages"):
+                r1, r2 = st.columns([1, 3], vertical_alignment="center")
+                r1.button("Replay in Recall", key="bench_replay", icon=":material/replay:", on_click=_replay,
+                          args=(case,), width="stretch")
+                r2.caption(f"Adds this case's {len(case['messages'])} message(s) to this store under a new user "
+                           "`replay-…` and opens Recall with its query; no existing user is touched.")
 
     # ------------------------------------------------------------ compare runs
     st.subheader(":material/compare_arrows: Compare runs", anchor=False)

@@ -323,7 +323,7 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     go(pg, "Recall")
     pg.get_by_role("button", name="Benchmark these settings").click()
     pg.locator("h1", has_text="Benchmark").wait_for()
-    pg.get_by_text("settings carried over from Recall").wait_for()
+    pg.get_by_text("settings carried over from Recall").first.wait_for()
     settle(pg)
     pg.get_by_role("button", name="Run benchmark").click()
     pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for()

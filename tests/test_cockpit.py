@@ -730,6 +730,17 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     sweep_spec = json.dumps(json.loads(at.get("vega_lite_chart")[-1].proto.spec))
     assert f"current default {Settings().threshold:.2f}" in sweep_spec
 
+    # replay a case in Recall: its messages go to a fresh user, the default user's memories are untouched
+    before = app_engine(store).count_memories(user_id="default", status="all")
+    at.selectbox(key="bench_case").set_value("t-02").run()
+    at.button(key="bench_replay").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Recall" in joined(at.title)
+    assert at.session_state["user"].startswith("replay-t-02-")
+    assert at.text_input(key="recall_query").value == "When is the project deadline?"
+    assert "**Project deadline is November 2.**" in joined(at.markdown)
+    assert app_engine(store).count_memories(user_id="default", status="all") == before
+
 
 def test_benchmark_unreadable_saved_run_is_reported(store):
     (store / "runs").mkdir(parents=True)
