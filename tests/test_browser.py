@@ -116,7 +116,7 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 @pytest.fixture(scope="module")
 def browser_log():
     """Console errors, page errors and every request to a host that is not the loopback, for the module."""
-    return {"console": [], "external": []}
+    return {"console": [], "external": [], "not_found": []}
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +133,7 @@ def page(browser, server, browser_log):
             browser_log["external"].append(req.url)
 
     pg.on("request", on_request)
+    pg.on("response", lambda r: browser_log["not_found"].append(r.url) if r.status == 404 else None)
     pg.set_default_timeout(ACTION_MS)
     # The fresh server's first request is a deep link: it must land on that page, through the router
     # (router navigation and the shared sidebar), not on Streamlit's bare legacy pages/ mode.
@@ -326,9 +327,12 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     pg.get_by_text("settings carried over from Recall").first.wait_for()
     settle(pg)
     pg.get_by_role("button", name="Run benchmark").click()
-    pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for()
+    deadline = time.monotonic() + ACTION_MS / 1000
+    while not list((server["store"] / "runs").glob("run-*-m0.30-k1.json")) and time.monotonic() < deadline:
+        pg.wait_for_timeout(500)
     settle(pg)
     newest = sorted((server["store"] / "runs").glob("run-*.json"))[-1]
+    assert newest.name.endswith("-m0.30-k1.json"), newest.name   # the knobs are in the run's name
     meta = json.loads(newest.read_text())["meta"]
     assert meta["settings"]["companion_margin"] == pytest.approx(0.3) and meta["settings"]["top_k"] == 1
     # compared with the run at the engine's defaults: the settings diff sits beside the metric deltas
@@ -339,37 +343,3 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     expect(table).to_contain_text("≠ changed")
     assert_no_exception(pg)
     shoot(pg, shots, "9-benchmark-compare-settings")
-
-
-def test_ledger_export_after_switching_users(page, shots):
-    pg = page
-
-    def choose_user(name: str, new: bool = False) -> None:
-        pg.locator('[data-testid="stSelectbox"]', has_text="Work as user").locator("input").click()
-        pg.get_by_role("option", name="New user…" if new else name, exact=True).click()
-        settle(pg)
-        if new:
-            pg.get_by_role("textbox", name="New user id").fill(name)
-            pg.get_by_role("button", name="Use this user").click()
-            settle(pg)
-
-    def export() -> list[dict]:
-        with pg.expect_download() as info:
-            pg.get_by_role("button", name="Download .jsonl").click()
-        return [json.loads(line) for line in Path(info.value.path()).read_text().splitlines()]
-
-    go(pg, "Ledger & lineage")
-    choose_user("emile", new=True)
-    expect(pg.locator('[data-testid="stSelectbox"]', has_text="Export")).to_contain_text("emile's memories")
-    assert [r for r in export() if r["kind"] == "memory"] == []       # emile has none, and gets none of default's
-    choose_user("default")
-    expect(pg.locator('[data-testid="stSelectbox"]', has_text="Export")).to_contain_text("default's memories")
-    records = [r for r in export() if r["kind"] == "memory"]
-    assert records and {r["user_id"] for r in records} == {"default"}
-    assert_no_exception(pg)
-    shoot(pg, shots, "10-ledger-after-user-switch")
-
-
-def test_zero_console_errors_and_no_external_requests(page, browser_log):
-    assert browser_log["console"] == [], browser_log["console"]
-    assert browser_log["external"] == [], browser_log["external"]
