@@ -28,27 +28,33 @@ THRESHOLD_COLOR = "#dc2626"
 SWEEP_COLORS = {"accuracy": "#4f46e5", "answerable accuracy": "#0ea5e9", "unknown rejection": "#f59e0b"}
 
 
-def score_parts(parts: Any, scores: Any, threshold: float) -> FastLayerChart:
-    """Stacked score parts per candidate, its final score (black tick) and the threshold (red rule).
+CUTOFF_COLOR = "#9333ea"
+
+
+def score_parts(parts: Any, scores: Any, threshold: float, cutoff: float | None = None) -> FastLayerChart:
+    """Stacked score parts per candidate, its final score (black tick), the threshold (red rule) and the
+    effective cut-off (purple rule: threshold − companion margin, drawn only when it differs).
+
+    The x axis is fixed to 0–1 so the rules do not jump around as knobs move (marks are clipped).
 
     parts: rows (label, part, value, part_order); scores: rows (label, score, cleared); label order = rank.
     Every channel is given as an Altair object (no shorthand strings, no alt.value dicts): Altair turns
     those into objects through a slow schema lookup, and this chart is rebuilt on every slider move.
     """
     with debug_mode(False):
-        return _score_parts(parts, scores, threshold)
+        return _score_parts(parts, scores, threshold, cutoff)
 
 
-def _score_parts(parts: Any, scores: Any, threshold: float) -> FastLayerChart:
+def _score_parts(parts: Any, scores: Any, threshold: float, cutoff: float | None) -> FastLayerChart:
     order = list(scores["label"])
     y = alt.Y("label", type="nominal", sort=order, title=None, axis=alt.Axis(labelLimit=420, labelFontSize=12))
     x_title = "score"
+    axis_scale = alt.Scale(domain=[0.0, 1.0])
     bars = (
         alt.Chart(parts)
-        .mark_bar()
+        .mark_bar(clip=True)
         .encode(
-            x=alt.X("value", type="quantitative", aggregate="sum", title=x_title,
-                    scale=alt.Scale(domainMin=min(0.0, float(parts["value"].min())))),
+            x=alt.X("value", type="quantitative", aggregate="sum", title=x_title, scale=axis_scale),
             y=y,
             color=alt.Color(
                 "part",
@@ -64,25 +70,36 @@ def _score_parts(parts: Any, scores: Any, threshold: float) -> FastLayerChart:
     )
     ticks = (
         alt.Chart(scores)
-        .mark_tick(color="#111827", thickness=3)
+        .mark_tick(color="#111827", thickness=3, clip=True)
         .encode(
-            x=alt.X("score", type="quantitative", title=x_title),
+            x=alt.X("score", type="quantitative", title=x_title, scale=axis_scale),
             y=y,
             tooltip=[alt.Tooltip("label", type="nominal"), alt.Tooltip("score", type="quantitative", format=".3f"),
                      alt.Tooltip("cleared", type="nominal")],
         )
     )
     rule_df = scores.head(1).assign(threshold=threshold)[["threshold"]]
-    x_rule = alt.X("threshold", type="quantitative", title=x_title)
+    x_rule = alt.X("threshold", type="quantitative", title=x_title, scale=axis_scale)
     rule = alt.Chart(rule_df).mark_rule(color=THRESHOLD_COLOR, strokeDash=[6, 4], size=2).encode(x=x_rule)
     rule_text = (
         alt.Chart(rule_df)
         .mark_text(color=THRESHOLD_COLOR, align="left", dx=4, dy=-6, fontSize=11)
         .encode(x=x_rule, y=alt.YValue(0), text=alt.TextValue(f"threshold {threshold:.2f}"))
     )
+    layers = [bars, ticks, rule, rule_text]
+    if cutoff is not None and abs(cutoff - threshold) > 1e-9:
+        cut_df = scores.head(1).assign(cutoff=cutoff)[["cutoff"]]
+        x_cut = alt.X("cutoff", type="quantitative", title=x_title, scale=axis_scale)
+        layers.append(alt.Chart(cut_df).mark_rule(color=CUTOFF_COLOR, strokeDash=[2, 3], size=2).encode(x=x_cut))
+        # Right-aligned so it never overlaps the threshold label, which is left-aligned just above it.
+        layers.append(
+            alt.Chart(cut_df)
+            .mark_text(color=CUTOFF_COLOR, align="right", dx=-4, dy=-6, fontSize=11)
+            .encode(x=x_cut, y=alt.YValue(0), text=alt.TextValue(f"cut-off {cutoff:.2f}"))
+        )
     # A step height (px per row) instead of a fixed one: Streamlit fits fixed heights to the container,
     # which squashes the rows together.
-    return layer(bars, ticks, rule, rule_text).properties(height=alt.Step(34))
+    return layer(*layers).properties(height=alt.Step(34))
 
 
 def category_accuracy(df: Any) -> FastLayerChart:
@@ -104,8 +121,13 @@ def category_accuracy(df: Any) -> FastLayerChart:
     return layer(bars, text).properties(height=alt.Step(30))
 
 
-def sweep(df: Any, current: float) -> FastLayerChart:
-    """Metric curves against the threshold (df: threshold, metric, value) with the current default marked."""
+PLATEAU_COLOR = "#16a34a"
+
+
+def sweep(df: Any, current: float, chosen: float | None = None,
+          plateau: tuple[float, float] | None = None) -> FastLayerChart:
+    """Metric curves against the threshold (df: threshold, metric, value) with the current default marked,
+    and, when given, the plateau (green band: thresholds as good as the best) and the chosen point (green rule)."""
     lines = (
         alt.Chart(df)
         .mark_line(point=True)
@@ -128,7 +150,21 @@ def sweep(df: Any, current: float) -> FastLayerChart:
         .mark_text(color=THRESHOLD_COLOR, align="left", dx=4, dy=8, fontSize=11)
         .encode(x=x_mark, y=alt.YValue(0), text=alt.TextValue(f"current default {current:.2f}"))
     )
-    return layer(lines, rule, text).properties(height=320)
+    layers = []
+    if plateau is not None:
+        band = df.head(1).assign(lo=float(plateau[0]), hi=float(plateau[1]))[["lo", "hi"]]
+        layers.append(alt.Chart(band).mark_rect(color=PLATEAU_COLOR, opacity=0.12).encode(
+            x=alt.X("lo", type="quantitative", title="threshold"), x2=alt.X2("hi"),
+            tooltip=[alt.Tooltip("lo", type="quantitative", format=".2f", title="plateau from"),
+                     alt.Tooltip("hi", type="quantitative", format=".2f", title="plateau to")]))
+    layers += [lines, rule, text]
+    if chosen is not None:
+        pick = df.head(1).assign(chosen=float(chosen))[["chosen"]]
+        x_pick = alt.X("chosen", type="quantitative", title="threshold")
+        layers.append(alt.Chart(pick).mark_rule(color=PLATEAU_COLOR, size=2).encode(x=x_pick))
+        layers.append(alt.Chart(pick).mark_text(color=PLATEAU_COLOR, align="left", dx=4, dy=22, fontSize=11)
+                      .encode(x=x_pick, y=alt.YValue(0), text=alt.TextValue(f"chosen {chosen:.2f}")))
+    return layer(*layers).properties(height=320)
 
 
 def decompose(score: float, semantic: float, lexical: float, importance: float, alpha: float,

@@ -82,6 +82,43 @@ def label(path: str | Path) -> str:
     return f"{when} · {rest}" if rest else f"{when} · CLI"
 
 
+# (key, label, format) of the settings a run records, in the order a reader compares them
+RUN_SETTINGS = (
+    ("threshold", "threshold", "{:.2f}"),
+    ("alpha", "alpha", "{:.2f}"),
+    ("importance_weight", "importance weight", "{:.2f}"),
+    ("companion_margin", "companion margin", "{:.2f}"),
+    ("top_k", "top-k", "{}"),
+    ("model_name", "model", "{}"),
+    ("extractor", "extractor", "{}"),
+    ("git_commit", "commit", "{}"),
+)
+
+
+def run_settings(report: dict[str, Any]) -> dict[str, str]:
+    """The settings a run was made with, formatted (missing ones, e.g. in old runs, are "n/a")."""
+    meta = report.get("meta", {}) or {}
+    used = {**(meta.get("settings") or {}), "extractor": meta.get("extractor"), "git_commit": meta.get("git_commit")}
+    out = {}
+    for key, name, fmt in RUN_SETTINGS:
+        value = used.get(key)
+        out[name] = "n/a" if value is None else (fmt.format(value) if isinstance(value, (int, float)) else str(value))
+    return out
+
+
+def settings_tag(values: dict[str, Any]) -> str:
+    """A short file-name tag of the scoring knobs: ``t0.40-a0.70-w0.10-m0.08-k5``."""
+    parts = [("t", "threshold", "{:.2f}"), ("a", "alpha", "{:.2f}"), ("w", "importance_weight", "{:.2f}"),
+             ("m", "companion_margin", "{:.2f}"), ("k", "top_k", "{}")]
+    return "-".join(f"{p}{fmt.format(values[k])}" for p, k, fmt in parts if values.get(k) is not None)
+
+
+def settings_diff(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every recorded setting of two runs side by side, with whether it changed."""
+    sa, sb = run_settings(a), run_settings(b)
+    return [{"setting": k, "A": sa[k], "B": sb[k], "changed": sa[k] != sb[k]} for k in sa]
+
+
 def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """Metric deltas (b - a) and the cases whose outcome differs between two reports."""
     ma, mb = a.get("metrics", {}), b.get("metrics", {})

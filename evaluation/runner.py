@@ -120,6 +120,7 @@ def run_case(eng: Any, case: dict[str, Any]) -> dict[str, Any]:
     """Ingest, recall and judge one case on an open engine; never raises."""
     statuses, errors = ingest_case(eng, case)
     hits: list[dict[str, Any]] = []
+    below: list[dict[str, Any]] = []
     latency = None
     active = None
     try:
@@ -127,6 +128,8 @@ def run_case(eng: Any, case: dict[str, Any]) -> dict[str, Any]:
         res = eng.recall(case["query"], user_id=query_user(case), include_history=case.get("include_history"))
         latency = (time.perf_counter() - t0) * 1000
         hits = [hit_to_dict(h) for h in res.hits]
+        # what did not make it: the inspector shows why a case got [] or missed its expected memory
+        below = [hit_to_dict(h) for h in res.below_threshold]
     except Exception as exc:
         errors.append(f"recall raised {type(exc).__name__}: {exc}")
     try:
@@ -134,7 +137,14 @@ def run_case(eng: Any, case: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         errors.append(f"count_memories raised {type(exc).__name__}: {exc}")
     check = check_case(case, hits, statuses, active)
-    return case_result(case, check, hits, statuses, active, latency, errors)
+    result = case_result(case, check, hits, statuses, active, latency, errors)
+    result["below_threshold"] = below
+    return result
+
+
+def extractor_name(eng: Any) -> str:
+    """The name of the engine's fact extractor ("rules" when it does not say)."""
+    return getattr(getattr(eng, "extractor", None), "name", None) or "rules"
 
 
 def case_result(case: dict[str, Any], check: CheckResult, hits: list[dict[str, Any]], statuses: list[str],
@@ -220,10 +230,12 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
         if embedder is None:
             embedder = load_embedder(settings_for(Path(root) / "model", overrides))
         results = []
+        extractor_label = getattr(extractor, "name", None) or "rules"
         for i, case in enumerate(cases):
             data_dir = Path(root) / f"case-{i:04d}"
             try:
                 with MemoryEngine(settings_for(data_dir, overrides), embedder=embedder, extractor=extractor) as eng:
+                    extractor_label = extractor_name(eng)
                     result = run_case(eng, case)
             except Exception as exc:  # engine failed to open/close: record, keep going
                 result = case_result(case, CheckResult(), [], [], None, None,
@@ -243,6 +255,7 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
             "n_cases": len(cases),
             "settings": {k: v for k, v in used.model_dump(mode="json").items() if k not in ("data_dir", "api_key")},
             "overrides": {k: v for k, v in overrides.items() if k != "api_key"},
+            "extractor": extractor_label,
             "git_commit": git_commit(),
             "python": platform.python_version(),
             "duration_s": round(time.perf_counter() - started, 2),

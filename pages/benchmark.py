@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from cockpit import charts, runs, state, ui
+from cockpit import charts, replay, runs, state, ui
 from engine import EngineError
 from evaluation.runner import load_cases, run_cases
 from evaluation.sweep import sweep
@@ -49,6 +49,20 @@ def with_inputs(report: dict, cases: list[dict]) -> dict:
     return report
 
 
+def _replay(case: dict) -> None:
+    """Callback: ingest the case for a fresh replay user, then Recall runs its query as that user."""
+    prefix = replay.replay_prefix(case["id"])
+    try:
+        user = replay.replay(state.engine(), case, prefix)
+    except (ValueError, EngineError) as exc:
+        st.session_state["bench_replay_error"] = f"Replay failed: {exc}"
+        return
+    state.set_user(user)
+    st.session_state["recall_query"] = case["query"]
+    st.session_state["recall_history"] = {None: "auto", False: "never", True: "always"}[case.get("include_history")]
+    st.session_state["bench_replay_to"] = user
+
+
 def load_saved(path: str) -> dict:
     """A saved run or sweep; an unreadable file is reported and shown as empty."""
     try:
@@ -70,13 +84,52 @@ def load_for(split: str) -> list[dict] | None:
     return cases
 
 
+# A replay callback ran: open Recall (switching pages is not allowed inside a callback).
+if st.session_state.pop("bench_replay_to", None):
+    st.switch_page("pages/recall.py")
+if st.session_state.get("bench_replay_error"):
+    st.error(st.session_state.pop("bench_replay_error"), icon=":material/error:")
+
 # ---------------------------------------------------------------- run
+# (session key, Settings field, label, min, max, step): the knobs a run can override, no restart needed
+RUN_KNOBS = (
+    ("bench_set_threshold", "threshold", "Threshold", 0.0, 1.0, 0.01),
+    ("bench_set_alpha", "alpha", "Alpha", 0.0, 1.0, 0.01),
+    ("bench_set_importance", "importance_weight", "Importance weight", 0.0, 1.0, 0.01),
+    ("bench_set_margin", "companion_margin", "Companion margin", 0.0, 0.5, 0.01),
+    ("bench_set_top_k", "top_k", "Top-k", 1, 100, 1),
+)
+carried = st.session_state.pop("bench_overrides", None)  # set by the Recall page's "Benchmark these settings"
+for key, field_name, *_ in RUN_KNOBS:
+    default = getattr(cfg, field_name)
+    if carried and carried.get(field_name) is not None:
+        st.session_state[key] = type(default)(carried[field_name])
+    else:
+        st.session_state.setdefault(key, default)
+if carried:
+    st.session_state["bench_carried"] = True
+    st.toast("Settings carried over from Recall", icon=":material/science:")
+
+
+def _engine_defaults() -> None:
+    for key, field_name, *_ in RUN_KNOBS:
+        st.session_state[key] = getattr(cfg, field_name)
+    st.session_state["bench_carried"] = False
+
+
 with st.container(border=True):
     c1, c2, c3 = st.columns([1.2, 2.6, 1], vertical_alignment="bottom")
     split = c1.segmented_control("Split", SPLITS, key="bench_split", default="dev", persist_state="session") or "dev"
-    c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}` · engine defaults: threshold {cfg.threshold:.2f}, "
-               f"alpha {cfg.alpha:.2f}, importance weight {cfg.importance_weight:.2f}, top-k {cfg.top_k}")
+    c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}`"
+               + (" · settings carried over from **Recall**" if st.session_state.get("bench_carried") else ""))
     go = c3.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:", width="stretch")
+    cols = st.columns([1, 1, 1, 1, 1, 0.9], vertical_alignment="bottom")
+    overrides = {}
+    for col, (key, field_name, label, lo, hi, step) in zip(cols, RUN_KNOBS):
+        overrides[field_name] = col.number_input(label, min_value=lo, max_value=hi, step=step, key=key,
+                                                 format="%d" if isinstance(step, int) else "%.2f")
+    cols[-1].button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
+                    width="stretch", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
 
 if go:
     cases = load_for(split)
@@ -88,8 +141,9 @@ if go:
             bar.progress(done / total, text=f"{done} / {total} · {result['id']} {verdict}")
 
         try:
-            report = with_inputs(run_cases(cases, embedder=state.embedder(), progress=tick), cases)
-            saved = runs.save(report, store, "run", split)
+            report = with_inputs(run_cases(cases, embedder=state.embedder(), settings_overrides=overrides,
+                                           progress=tick), cases)
+            saved = runs.save(report, store, "run", f"{split}-{runs.settings_tag(overrides)}")
             st.session_state["bench_view"] = str(saved)
             st.toast(f"Run saved: {saved.name}", icon=":material/save:")
         except (ValueError, EngineError, OSError) as exc:
@@ -108,9 +162,8 @@ else:
     s = meta.get("settings", {})
     st.caption(
         f"{meta.get('n_cases', len(report.get('cases', [])))} cases · split {meta.get('split', '?')} · "
-        f"threshold {s.get('threshold', '?')} · alpha {s.get('alpha', '?')} · "
-        f"importance weight {s.get('importance_weight', '?')} · commit {meta.get('git_commit') or 'n/a'} · "
-        f"{meta.get('duration_s', '?')} s"
+        + " · ".join(f"{k} {v}" for k, v in runs.run_settings(report).items())
+        + f" · {meta.get('duration_s', '?')} s"
     )
 
     # ------------------------------------------------------------ KPI cards
@@ -210,7 +263,21 @@ else:
                     ],
                     hide_index=True,
                 )
+            below = case.get("below_threshold") or []
+            if below:
+                st.markdown(f"**Candidates below the cut-off** ({len(below)}): the score parts of what was not served")
+                st.dataframe(pd.DataFrame(below).rename(columns={"text": "candidate"})[
+                    [c for c in ("candidate", "score", "semantic", "lexical", "importance", "historical", "status")
+                     if c == "candidate" or c in below[0]]], hide_index=True)
+            elif "below_threshold" not in case:
+                st.caption("This run did not record the candidates below the cut-off (saved by an older version).")
             st.caption(f"recall latency {ms(case.get('latency_ms'))}")
+            if case.get("messages"):
+                r1, r2 = st.columns([1, 3], vertical_alignment="center")
+                r1.button("Replay in Recall", key="bench_replay", icon=":material/replay:", on_click=_replay,
+                          args=(case,), width="stretch")
+                r2.caption(f"Adds this case's {len(case['messages'])} message(s) to this store under a new user "
+                           "`replay-…` and opens Recall with its query; no existing user is touched.")
 
     # ------------------------------------------------------------ compare runs
     st.subheader(":material/compare_arrows: Compare runs", anchor=False)
@@ -230,7 +297,15 @@ else:
                     return "n/a"
                 return f"{100 * v:.1f}%" if key in runs.RATE_METRICS else f"{v:.2f}"
 
-            st.dataframe(
+            set_col, met_col = st.columns([1, 1.4])
+            set_col.markdown("**Settings**")
+            # st.table (plain HTML, no scrolling grid): eight short rows, all readable at once
+            set_col.table(pd.DataFrame(
+                [{**r, "changed": "≠ changed" if r["changed"] else ""} for r in runs.settings_diff(load_saved(a),
+                                                                                              load_saved(b))]
+            ).set_index("setting"))
+            met_col.markdown("**Metrics**")
+            met_col.dataframe(
                 pd.DataFrame(
                     [
                         {
@@ -292,13 +367,18 @@ if saved_sweeps:
             ]
         )
         s_col, b_col = st.columns([3, 1])
-        s_col.altair_chart(charts.sweep(long, float(cfg.threshold)), width="stretch")
         best = result.get("best") or {}
+        plateau = best.get("plateau")
+        s_col.altair_chart(charts.sweep(long, float(cfg.threshold),
+                                        chosen=best.get("threshold"), plateau=tuple(plateau) if plateau else None),
+                           width="stretch")
         with b_col.container(border=True):
-            st.metric("Best threshold", f"{best.get('threshold', 'n/a')}",
+            chosen = best.get("threshold")
+            st.metric("Best threshold", "n/a" if chosen is None else f"{chosen:.2f}",
                       help="Highest accuracy with 100% unknown rejection, deepest inside the plateau")
+            span = f"{plateau[0]:.2f}–{plateau[1]:.2f}" if plateau else "n/a"
             st.caption(f"accuracy {pct(best.get('accuracy'))} · unknown rejection "
-                       f"{pct(best.get('unknown_rejection'))} · plateau {best.get('plateau')}")
+                       f"{pct(best.get('unknown_rejection'))} · plateau {span}")
             default = result.get("default")
             if default:
                 st.caption(f"Current default {cfg.threshold:.2f}: accuracy {pct(default.get('accuracy'))}, "

@@ -42,19 +42,28 @@ def ingest_batch(messages: list[dict]) -> None:
 tab_one, tab_batch = st.tabs([":material/chat: Single message", ":material/playlist_add: Batch"])
 
 with tab_one:
+    # A refused message comes back into the box (the form clears on submit), with the reason under it.
+    restore = st.session_state.pop("ingest_restore", None)
+    if restore:
+        st.session_state["ingest_text"] = restore[0]
     with st.form("ingest_form", clear_on_submit=True):
-        text = st.text_area("Message", key="ingest_text", height=90,
+        # max_chars: the engine's own limit, so the box shows a live character counter against it
+        text = st.text_area("Message", key="ingest_text", height=90, max_chars=state.settings().max_text_chars,
                             placeholder="e.g. Actually, the deadline moved to November 2.")
         c1, c2, c3 = st.columns([1, 1, 1], vertical_alignment="bottom")
         speaker = c1.text_input("Speaker (optional)", key="ingest_speaker", placeholder="user")
         source = c2.text_input("Source id (optional)", key="ingest_source", placeholder="chat-42")
         submitted = c3.form_submit_button("Ingest message", key="ingest_submit", type="primary",
                                           icon=":material/send:", width="stretch")
+    if restore:
+        st.error(restore[1], icon=":material/error:")
     if submitted:
-        r = state.call(eng.ingest, text or "", user_id=user, speaker=speaker or None, source_id=source or None,
-                       what="Ingest")
-        if r is not None:
-            st.session_state["ingest_results"] = {"kind": "single", "results": [(text, r)], "errors": []}
+        try:
+            r = eng.ingest(text or "", user_id=user, speaker=speaker or None, source_id=source or None)
+        except (ValueError, EngineError) as exc:
+            st.session_state["ingest_restore"] = (text or "", f"Ingest failed: {exc}")
+            st.rerun()
+        st.session_state["ingest_results"] = {"kind": "single", "results": [(text, r)], "errors": []}
 
 with tab_batch:
     st.caption("One message per line, or upload a `.txt` (one per line) or `.jsonl` file "
@@ -64,6 +73,11 @@ with tab_batch:
                          placeholder="I use Arch Linux.\nI'm building a Next.js app.\n"
                                      "My project deadline is October 15.")
     upload = b2.file_uploader("…or a file", type=["txt", "jsonl"], key="batch_file")
+    typed = batch.parse_lines(lines or "") if (lines or "").strip() else []
+    b1.caption(f"{len(typed)} message{'s' if len(typed) != 1 else ''} · {len(lines or '')} characters")
+    if upload and typed:
+        st.info(f"Both typed lines and a file are given: **the file `{upload.name}` is used**; "
+                "remove it to ingest the typed lines.", icon=":material/info:")
     if st.button("Ingest batch", key="batch_go", type="primary", icon=":material/playlist_add_check:"):
         try:
             messages = batch.parse_upload(upload.name, upload.getvalue()) if upload else batch.parse_lines(lines or "")

@@ -1,5 +1,6 @@
 """Ledger & lineage: every memory with its status, what replaced it, and its whole supersede chain."""
 import math
+import sqlite3
 
 import pandas as pd
 import streamlit as st
@@ -72,6 +73,9 @@ def _do_import() -> None:
         _flash("success", f"Imported {n} memories from {upload.name}.")
     except (ValueError, EngineError) as exc:
         _flash("error", f"Import failed: {exc}")
+    except sqlite3.IntegrityError as exc:  # the engine lets a duplicate id through as a raw constraint error
+        _flash("error", f"Import failed: {upload.name} holds memories that are already in this store "
+                        f"(was it exported from here or imported before?). Nothing was imported. ({exc})")
 
 
 def _first_page() -> None:
@@ -80,9 +84,11 @@ def _first_page() -> None:
 
 flash = st.session_state.pop("ledger_flash", None)
 if flash:
-    (st.success if flash[0] == "success" else st.error)(
-        flash[1], icon=":material/check_circle:" if flash[0] == "success" else ":material/error:"
-    )
+    # A toast beside the action (top right), not a banner that pushes the page down; a failure also
+    # stays on the page, since a toast fades before it can be read in full.
+    st.toast(flash[1], icon="✅" if flash[0] == "success" else "⚠️")
+    if flash[0] != "success":
+        st.error(flash[1], icon=":material/error:")
 
 # ---------------------------------------------------------------- filters
 f1, f2, f3, f4 = st.columns([1, 1, 1.6, 2])
@@ -213,15 +219,17 @@ st.subheader(":material/swap_vert: Export, import, forget", anchor=False)
 e_col, i_col, x_col = st.columns(3)
 with e_col.container(border=True):
     st.markdown("**:material/download: Export JSONL**")
-    export_scope = st.selectbox("Export", SCOPES, key="export_scope",
+    # Keyed on the user: a new user gets new widgets, so the label, the file name and the data a click
+    # downloads all belong to the same user (an export named after one user never holds another's).
+    export_scope = st.selectbox("Export", SCOPES, key=f"export_scope::{user}",
                                 format_func=lambda s: f"{user}'s memories" if s == "this user" else "the whole store")
     export_uid = user if export_scope == "this user" else None
     st.download_button(
         "Download .jsonl",
-        data=lambda: transfer.export_bytes(eng, export_uid),
+        data=lambda uid=export_uid: transfer.export_bytes(eng, uid),
         file_name=f"memengine-{export_uid or 'all'}.jsonl",
         mime="application/jsonl",
-        key="ledger_export",
+        key=f"ledger_export::{user}",
         icon=":material/download:",
         on_click="ignore",
     )

@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -111,11 +112,30 @@ def browser():
             b.close()
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
 @pytest.fixture(scope="module")
-def page(browser, server):
+def browser_log():
+    """Console errors, page errors and every request to a host that is not the loopback, for the module."""
+    return {"console": [], "external": [], "not_found": []}
+
+
+@pytest.fixture(scope="module")
+def page(browser, server, browser_log):
     """One browser session for the whole module (the pages share its user and store)."""
     ctx = browser.new_context(viewport={"width": WIDTH, "height": 1000})
     pg = ctx.new_page()
+    pg.on("console", lambda m: browser_log["console"].append(m.text) if m.type == "error" else None)
+    pg.on("pageerror", lambda e: browser_log["console"].append(f"page error: {e}"))
+
+    def on_request(req) -> None:
+        host = urlparse(req.url).hostname
+        if host is not None and host not in LOOPBACK:   # data: and blob: URLs have no host
+            browser_log["external"].append(req.url)
+
+    pg.on("request", on_request)
+    pg.on("response", lambda r: browser_log["not_found"].append(r.url) if r.status == 404 else None)
     pg.set_default_timeout(ACTION_MS)
     # The fresh server's first request is a deep link: it must land on that page, through the router
     # (router navigation and the shared sidebar), not on Streamlit's bare legacy pages/ mode.
@@ -254,3 +274,74 @@ def test_benchmark_on_tiny_cases(page, shots, server):
     expect(pg.locator('[data-testid="stVegaLiteChart"]')).to_have_count(2)   # category bars + sweep curve
     assert_no_exception(pg)
     shoot(pg, shots, "6-benchmark")
+
+
+def slider_key(pg, label: str, key: str) -> None:
+    """Move a slider with the keyboard (Home/End/arrows), as a user can, and wait for the rerun."""
+    pg.locator('[data-testid="stSlider"]', has_text=label).first.get_by_role("slider").focus()
+    pg.keyboard.press(key)
+    settle(pg)
+
+
+def test_recall_decision_history_companions_and_top_k_cut(page, shots):
+    pg = page
+    go(pg, "Ingest")
+    pg.get_by_role("textbox", name="Message", exact=True).fill("I use VS Code as my editor.")
+    pg.get_by_role("button", name="Ingest message").click()
+    pg.get_by_text("“I use VS Code as my editor.”").first.wait_for()
+    settle(pg)
+
+    go(pg, "Recall")
+    # history mode "Auto": the engine sees the question is about the past and serves the old value, marked
+    expect(pg.get_by_role("radiogroup", name="History").get_by_role("radio", name="Auto (engine decides)")).to_be_checked()
+    q = pg.get_by_role("textbox", name="Query")
+    q.fill("What was the project deadline before?")
+    q.press("Enter")
+    pg.get_by_text("History: searched (the question asks about the past)").wait_for()
+    settle(pg)
+    expect(pg.get_by_text("Project deadline is October 15.").first).to_be_visible()
+    expect(pg.get_by_text("replaced by #3").first).to_be_visible()   # the old value, marked with its successor
+
+    # a wide companion margin brings the editor memory along with the OS answer, labelled as a companion
+    q.fill("What OS does the user use?")
+    q.press("Enter")
+    pg.get_by_text("User uses Arch Linux.").first.wait_for()
+    settle(pg)
+    slider_key(pg, "Companion margin", "End")
+    pg.get_by_text("served as a companion").first.wait_for()
+    expect(pg.get_by_text("cut-off 0.18").first).to_be_visible()
+    shoot(pg, shots, "7-recall-companion")
+
+    # top-k 1: the companion is not served any more, and the page says top-k cut it
+    slider_key(pg, "Top-k", "Home")
+    pg.get_by_text("1 cut by top-k").first.wait_for()
+    expect(pg.get_by_text("Cut by top-k (1)")).to_be_visible()
+    expect(pg.get_by_text("served as a companion")).to_have_count(0)
+    assert_no_exception(pg)
+    shoot(pg, shots, "8-recall-top-k-cut")
+
+
+def test_run_with_recall_settings_compared_with_another(page, shots, server):
+    pg = page
+    go(pg, "Recall")
+    pg.get_by_role("button", name="Benchmark these settings").click()
+    pg.locator("h1", has_text="Benchmark").wait_for()
+    pg.get_by_text("settings carried over from Recall").first.wait_for()
+    settle(pg)
+    pg.get_by_role("button", name="Run benchmark").click()
+    deadline = time.monotonic() + ACTION_MS / 1000
+    while not list((server["store"] / "runs").glob("run-*-m0.30-k1.json")) and time.monotonic() < deadline:
+        pg.wait_for_timeout(500)
+    settle(pg)
+    newest = sorted((server["store"] / "runs").glob("run-*.json"))[-1]
+    assert newest.name.endswith("-m0.30-k1.json"), newest.name   # the knobs are in the run's name
+    meta = json.loads(newest.read_text())["meta"]
+    assert meta["settings"]["companion_margin"] == pytest.approx(0.3) and meta["settings"]["top_k"] == 1
+    # compared with the run at the engine's defaults: the settings diff sits beside the metric deltas
+    table = pg.locator('[data-testid="stTable"]').first
+    table.wait_for()
+    expect(table).to_contain_text("companion margin")
+    expect(table).to_contain_text("0.30")
+    expect(table).to_contain_text("≠ changed")
+    assert_no_exception(pg)
+    shoot(pg, shots, "9-benchmark-compare-settings")

@@ -115,6 +115,7 @@ TABLES = {
     "lineage_table": ("value", "superseded", "source message"),
     "bench_categories": ("category", "recall_at_5"),
     "bench_case_hits": ("text", "score", "semantic"),
+    "bench_case_below": ("candidate", "score", "semantic"),
     "cmp_deltas": ("metric", "verdict"),
     "cmp_flipped": ("change", "why (B)"),
 }
@@ -256,6 +257,18 @@ def test_ingest_bad_message_shows_error_not_traceback(store, text, reason):
     assert at.error[0].value.startswith("Ingest failed:")
     assert reason.lower() in at.error[0].value.lower()
     assert metric(at, "Total") == "0"
+    assert at.text_area(key="ingest_text").value == text   # the refused text is still there to fix
+
+
+def test_ingest_batch_says_the_file_wins_over_typed_lines(store):
+    at = start("ingest")
+    at.text_area(key="batch_text").input("I use Arch Linux.\nMy deadline is May 1.").run()
+    assert "2 messages · " in joined(at.caption)
+    at.file_uploader(key="batch_file").upload("more.txt", b"I live in Oslo.\n", "text/plain").run()
+    assert "the file `more.txt` is used" in joined(at.info)
+    at.button(key="batch_go").click().run()
+    assert not at.exception
+    assert app_engine(store).count_memories(status="all") == 1
 
 
 def test_ingest_batch_from_text_area(store):
@@ -323,7 +336,7 @@ def test_recall_ranks_with_score_parts(store):
     assert "`project` · `deadline` → **November 2**" in md
     assert "“Actually, the deadline moved to November 2.”" in joined(at.caption)
     assert any(b in md for b in (":green-badge[:material/task_alt: certain]", ":orange-badge[:material/help: vague]"))
-    assert "Engine timings: embed" in joined(at.caption)
+    assert "History: not searched · embed" in joined(at.caption)
     spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
     assert f"threshold {Settings().threshold:.2f}" in json.dumps(spec)  # the rule is labelled on the chart
 
@@ -384,12 +397,97 @@ def test_recall_unknown_query_returns_nothing(store):
 def test_recall_history_marks_replaced_memories(store):
     prefill(store, CANONICAL)
     at = start()
-    at.toggle(key="recall_history").set_value(True)
+    at.segmented_control(key="recall_history").set_value("always")
     at.text_input(key="recall_query").input("When is the project deadline?")
     at.slider(key="knob_threshold").set_value(0.1).run()
     md = joined(at.markdown)
     assert ":orange-badge[:material/history: historical]" in md
     assert "replaced by **#4**: Project deadline is November 2." in md
+
+
+def test_recall_history_auto_lets_the_engine_decide(store):
+    """The default history mode passes include_history=None: a question about the past gets the old value."""
+    prefill(store, CANONICAL)
+    at = start()
+    assert at.segmented_control(key="recall_history").value == "auto"
+    at.text_input(key="recall_query").input("What was the project deadline before?")
+    at.slider(key="knob_threshold").set_value(0.1).run()
+    assert not at.exception
+    md = joined(at.markdown)
+    assert ":orange-badge[:material/history: historical]" in md and "October 15" in md
+    assert "History: searched (the question asks about the past)" in joined(at.caption)
+    at.segmented_control(key="recall_history").set_value("never").run()
+    md = joined(at.markdown)
+    assert "historical]" not in md and "History: not searched" in joined(at.caption)
+
+
+def test_recall_companions_cutoff_and_top_k_cut(store):
+    prefill(store, CANONICAL)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?").run()
+    res = at.session_state["recall_cache"]["base"]
+    ranked = sorted(res.candidates, key=lambda h: h.score, reverse=True)
+    best, second = ranked[0].score, ranked[1].score
+    # threshold just above the second candidate, margin wide enough to bring it along as a companion
+    threshold = round(second + 0.02, 2)
+    assert threshold <= best, (best, second)
+    at.slider(key="knob_threshold").set_value(threshold)
+    at.slider(key="knob_margin").set_value(0.05).run()
+    assert not at.exception
+    md = joined(at.markdown)
+    assert ":violet-badge[:material/group: companion]" in md
+    assert f"cut-off **{threshold - 0.05:.2f}**" in md and "companion" in md
+    spec = json.dumps(json.loads(at.get("vega_lite_chart")[0].proto.spec))
+    assert f"cut-off {threshold - 0.05:.2f}" in spec and '"domain": [0.0, 1.0]' in spec
+    # margin 0: the companion is no longer served
+    at.slider(key="knob_margin").set_value(0.0).run()
+    assert "companion]" not in joined(at.markdown)
+    # top-k 1 with a low threshold: what top-k dropped is listed, not hidden
+    at.slider(key="knob_threshold").set_value(0.05)
+    at.slider(key="knob_top_k").set_value(1).run()
+    md = joined(at.markdown)
+    assert "cut by top-k]" in md
+    assert len([m for m in at.markdown if m.value.startswith("#### ")]) == 1
+    cut = next(e for e in at.expander if e.label.startswith("Cut by top-k"))
+    assert cut.dataframe[0].value["memory"].tolist()[0] == ranked[1].memory.text
+
+
+def test_recall_margin_slider_rescores_without_recalling(store, monkeypatch):
+    prefill(store, CANONICAL)
+    calls = {"recall": 0}
+    real_recall = MemoryEngine.recall
+
+    def counting_recall(self, *a, **k):
+        calls["recall"] += 1
+        return real_recall(self, *a, **k)
+
+    monkeypatch.setattr(MemoryEngine, "recall", counting_recall)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?").run()
+    at.slider(key="knob_margin").set_value(0.2).run()
+    at.slider(key="knob_margin").set_value(0.0).run()
+    assert calls["recall"] == 1 and at.session_state["recall_mode"] == "rescore"
+
+
+def test_recall_empty_store_points_to_ingest(store):
+    at = start()
+    assert "no memories yet" in at.info[0].value
+    assert any(getattr(e, "proto", None) is not None and "Go to Ingest" in str(e.proto)
+               for e in at.get("page_link"))
+
+
+def test_recall_benchmark_button_carries_settings(store):
+    prefill(store, CANONICAL)
+    at = start()
+    at.text_input(key="recall_query").input("What OS does the user use?")
+    at.slider(key="knob_threshold").set_value(0.33)
+    at.slider(key="knob_margin").set_value(0.04).run()
+    at.button(key="knob_bench").click().run()
+    assert not at.exception
+    assert "Benchmark" in joined(at.title)
+    assert "settings carried over from **Recall**" in joined(at.caption)
+    assert at.number_input(key="bench_set_threshold").value == pytest.approx(0.33)
+    assert at.number_input(key="bench_set_margin").value == pytest.approx(0.04)
 
 
 def test_recall_sample_chip_fills_query(store):
@@ -480,7 +578,7 @@ def test_ledger_soft_delete_needs_confirmation(store):
     at.button(key="ledger_delete").click().run()
     at.button(key="ledger_delete_confirm").click().run()
     assert not at.exception
-    assert at.success[0].value.startswith("Memory #1 soft-deleted")
+    assert at.toast[0].value.startswith("Memory #1 soft-deleted")
     assert app_engine(store).get(1).status == "deleted"
     row = frame(at, "ledger_table").set_index("id").loc[1]
     assert row["status"] == "○ deleted"
@@ -490,7 +588,7 @@ def test_ledger_soft_delete_needs_confirmation(store):
 def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypatch):
     prefill(store, CANONICAL)
     at = start("ledger")
-    assert at.download_button(key="ledger_export").label == "Download .jsonl"
+    assert at.download_button(key="ledger_export::default").label == "Download .jsonl"
     data = transfer.export_bytes(app_engine(store), None)
     kinds = [json.loads(line)["kind"] for line in data.decode().splitlines()]
     assert kinds.count("memory") == 4 and kinds.count("message") == 4
@@ -502,7 +600,7 @@ def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypat
     at2.file_uploader(key="ledger_import_file").upload("export.jsonl", data, "application/jsonl")
     at2.button(key="ledger_import_go").click().run()
     assert not at2.exception
-    assert at2.success[0].value == "Imported 4 memories from export.jsonl."
+    assert at2.toast[0].value == "Imported 4 memories from export.jsonl."
     table = frame(at2, "ledger_table")
     assert len(table) == 4 and "→ #" in "".join(table["replaced by"])
 
@@ -511,6 +609,27 @@ def test_ledger_export_then_import_into_another_store(store, tmp_path, monkeypat
     assert not at2.exception
     assert at2.error[0].value.startswith("Import failed:")
     assert app_engine(other).count_memories(status="all") == 4
+
+    # the same export again: a clear refusal, not a traceback, and nothing doubled
+    at2.file_uploader(key="ledger_import_file").upload("export.jsonl", data, "application/jsonl")
+    at2.button(key="ledger_import_go").click().run()
+    assert not at2.exception
+    assert at2.error[0].value.startswith("Import failed:")
+    assert app_engine(other).count_memories(status="all") == 4
+
+
+def test_ledger_export_follows_the_selected_user(store):
+    prefill(store, CANONICAL)
+    prefill(store, ["I live in Oslo."], user="emile")
+    at = start("ledger")
+    assert at.selectbox(key="export_scope::default").format_func("this user") == "default's memories"
+    at.selectbox(key="user_select").set_value("emile").run()
+    assert not at.exception
+    scope = at.selectbox(key="export_scope::emile")
+    assert scope.format_func(scope.value) == "emile's memories"
+    assert not [w for w in at.selectbox if w.key == "export_scope::default"]   # no stale widget left
+    assert at.download_button(key="ledger_export::emile").proto.label == "Download .jsonl"
+    assert "1 memories, every status" in joined(at.caption)
 
 
 def test_ledger_forget_user_needs_confirmation(store):
@@ -523,7 +642,7 @@ def test_ledger_forget_user_needs_confirmation(store):
     assert app_engine(store).count_memories(user_id="default", status="all") == 4
     at.button(key="forget_confirm").click().run()
     assert not at.exception
-    assert at.success[0].value == "Forgot user `default`: 4 memories and 4 messages erased for good."
+    assert at.toast[0].value == "Forgot user `default`: 4 memories and 4 messages erased for good."
     assert app_engine(store).count_memories(user_id="default", status="all") == 0
     assert app_engine(store).count_memories(user_id="bob") == 1
     assert at.selectbox(key="forget_pick").options == ["bob"]
@@ -579,14 +698,25 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     assert "“I use Arch Linux.”" in joined(at.markdown)
     assert frame(at, "bench_case_hits")["text"].iloc[0] == "User uses Arch Linux."
     at.toggle(key="bench_only_failed").set_value(False).run()
+    at.selectbox(key="bench_case").set_value("t-03").run()   # got [], but its candidates are kept
+    assert "`[]`" in joined(at.markdown) and "User uses Arch Linux." in list(frame(at, "bench_case_below")["candidate"])
     at.selectbox(key="bench_case").set_value("t-02").run()
     md = joined(at.markdown)
     assert "- `forbidden`: “October 15”" in md and ":orange-badge[:material/swap_horiz: superseded]" in md
 
-    # a second run (dev split only) is compared with the first
-    at.segmented_control(key="bench_split").set_value("dev").run()
+    # a second run (dev split only, another threshold, no restart) is compared with the first
+    at.segmented_control(key="bench_split").set_value("dev")
+    at.number_input(key="bench_set_threshold").set_value(0.3).run()
     at.button(key="bench_run").click().run()
     assert metric(at, "Accuracy") == "100.0%"
+    newest = sorted((store / "runs").glob("run-*.json"))[-1]
+    assert "-dev-t0.30-" in newest.name and json.loads(newest.read_text())["meta"]["settings"]["threshold"] == 0.3
+    assert json.loads(newest.read_text())["meta"]["extractor"]
+    assert "t0.30" in at.selectbox(key="bench_view").format_func(at.selectbox(key="bench_view").value)
+    settings = at.table[0].value
+    assert settings.loc["threshold", "B"] == "0.30" and settings.loc["threshold", "changed"] == "≠ changed"
+    assert settings.loc["threshold", "A"] == f"{Settings().threshold:.2f}"
+    assert settings.loc["alpha", "changed"] == ""
     deltas = frame(at, "cmp_deltas").set_index("metric")
     assert deltas.loc["Accuracy", "delta"] == "+25.0 pt" and deltas.loc["Accuracy", "verdict"] == "better"
     flipped = frame(at, "cmp_flipped")
@@ -596,9 +726,22 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     at.button(key="sweep_run").click().run()
     assert not at.exception
     assert len(list((store / "runs").glob("sweep-*.json"))) == 1
-    assert metric(at, "Best threshold") != "n/a"
+    best = metric(at, "Best threshold")
+    assert best != "n/a" and len(best.split(".")[1]) == 2   # one number format: two decimals
+    assert "plateau None" not in joined(at.caption)
     sweep_spec = json.dumps(json.loads(at.get("vega_lite_chart")[-1].proto.spec))
     assert f"current default {Settings().threshold:.2f}" in sweep_spec
+
+    # replay a case in Recall: its messages go to a fresh user, the default user's memories are untouched
+    before = app_engine(store).count_memories(user_id="default", status="all")
+    at.selectbox(key="bench_case").set_value("t-02").run()
+    at.button(key="bench_replay").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Recall" in joined(at.title)
+    assert at.session_state["user"].startswith("replay-t-02-")
+    assert at.text_input(key="recall_query").value == "When is the project deadline?"
+    assert "**Project deadline is November 2.**" in joined(at.markdown)
+    assert app_engine(store).count_memories(user_id="default", status="all") == before
 
 
 def test_benchmark_unreadable_saved_run_is_reported(store):
@@ -658,6 +801,12 @@ def test_runs_compare_and_labels(tmp_path):
     assert runs.list_runs(tmp_path, "run") == [p]
     assert runs.label(p).endswith(" · dev")
     assert runs.label("run-20261010-063000.json") == "2026-10-10 06:30:00 · CLI"
+    assert runs.settings_tag({"threshold": 0.4, "alpha": 0.7, "top_k": 5}) == "t0.40-a0.70-k5"
+    ra = {"meta": {"settings": {"threshold": 0.4, "alpha": 0.7}, "extractor": "rules", "git_commit": "abc"}}
+    rb = {"meta": {"settings": {"threshold": 0.45, "alpha": 0.7}, "extractor": "rules", "git_commit": "abd"}}
+    rows = {r["setting"]: r for r in runs.settings_diff(ra, rb)}
+    assert rows["threshold"]["changed"] and not rows["alpha"]["changed"] and rows["commit"]["changed"]
+    assert rows["top-k"]["A"] == "n/a"   # an old run without the field
 
 
 def test_batch_parsing():
@@ -679,9 +828,15 @@ def test_charts_are_valid_vega_lite():
     scores = pd.DataFrame([{"label": "1. a", "score": 0.68, "cleared": True}])
     spec = charts.score_parts(parts, scores, 0.4).to_dict(validate=True)
     assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text"]
+    spec = charts.score_parts(parts, scores, 0.4, cutoff=0.32).to_dict(validate=True)
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text", "rule", "text"]
+    assert spec["layer"][-1]["encoding"]["text"] == {"value": "cut-off 0.32"}
     assert spec["height"] == {"step": 34}
     cats = pd.DataFrame([{"category": "Direct Facts", "accuracy": 0.5, "passed": 1, "total": 2}])
     charts.category_accuracy(cats).to_dict(validate=True)
     curve = pd.DataFrame([{"threshold": t, "metric": "accuracy", "value": 0.9} for t in (0.3, 0.4)])
     sweep_spec = charts.sweep(curve, 0.4).to_dict(validate=True)
     assert sweep_spec["layer"][2]["encoding"]["text"] == {"value": "current default 0.40"}
+    marked = charts.sweep(curve, 0.4, chosen=0.35, plateau=(0.3, 0.4)).to_dict(validate=True)
+    assert [layer["mark"]["type"] for layer in marked["layer"]] == ["rect", "line", "rule", "text", "rule", "text"]
+    assert marked["layer"][-1]["encoding"]["text"] == {"value": "chosen 0.35"}
