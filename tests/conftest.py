@@ -3,6 +3,7 @@ and the hypothesis profiles."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 
 import pytest
@@ -35,6 +36,20 @@ hypothesis_settings.load_profile(hypothesis_profile_name(os.environ))
 
 def pytest_report_header(config) -> str:
     return f"hypothesis profile: {hypothesis_settings.get_current_profile_name()}"
+
+
+_TIER_LINE = re.compile(r"^pytestmark = pytest\.mark\.(\w+)\s*$", re.MULTILINE)
+
+
+def pytest_ignore_collect(collection_path, config) -> bool | None:
+    """With `-m <one tier>`, files of other tiers are not even imported: the fast tier then does not
+    pay for importing streamlit, fastapi and chromadb. The tier check below still sees every file
+    that is collected."""
+    wanted = (config.getoption("markexpr") or "").strip()
+    if wanted not in TIERS or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    declared = _TIER_LINE.findall(collection_path.read_text(encoding="utf-8"))
+    return True if declared and wanted not in declared else None
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects anything, so every file is checked on every run
