@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -790,3 +791,44 @@ def test_ingest_returns_its_trace(client):
     assert step["action"] == "superseded" and step["superseded_ids"]
     assert step["compared"][0]["memory_id"] == step["superseded_ids"][0]
     assert 0.0 < step["compared"][0]["similarity"] <= 1.0
+
+
+class _SummaryLLM(BaseHTTPRequestHandler):
+    """A chat-completions endpoint that always writes the same summary, and keeps what it was asked."""
+
+    asked: list[dict] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        _SummaryLLM.asked.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        payload = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                       "content": "The user settled in Lisbon."}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def test_session_summary_written_by_the_configured_llm(engine, tmp_path):
+    _SummaryLLM.asked = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _SummaryLLM)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        with make_client(engine, tmp_path, llm_url=url, llm_model="tiny", llm_timeout_s=10) as c:
+            msg = ingest(c, "I live in Lisbon.")
+            r = c.post("/session/summary", json={"user_id": "alice", "message_ids": [msg["message_id"]]})
+            assert r.status_code == 201, r.text
+            body = r.json()
+            assert body["by_llm"] is True and "The user settled in Lisbon" in body["text"]
+            assert "The user settled in Lisbon" in body["memory"]["text"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    (request,) = _SummaryLLM.asked
+    assert request["model"] == "tiny"
+    assert any("I live in Lisbon." in m["content"] for m in request["messages"])
