@@ -286,7 +286,7 @@ class SummaryIn(BaseModel):
 
     user_id: UserId = "default"
     message_ids: list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None = Field(
-        None, min_length=1, max_length=100_000, description="The session's messages (or give `since`).")
+        None, min_length=1, max_length=LIST_LIMIT_MAX, description="The session's messages (or give `since`).")
     since: str | None = Field(None, max_length=64, description="Every message from this moment on, ISO 8601.")
 
     @model_validator(mode="before")

@@ -4,6 +4,7 @@ import streamlit as st
 
 from cockpit import batch, state, ui
 from engine import EngineError
+from engine.limits import INGEST_STATUSES
 
 state.require_router("ingest")
 
@@ -167,7 +168,7 @@ if last:
     for err in last["errors"]:
         st.error(f"Rejected: {ui.quote(err['message'])}: {err['error']}", icon=":material/error:")
     if last["kind"] == "batch":
-        counts = {s: sum(r.status == s for _, r in results) for s in ("created", "superseded", "confirmed", "ignored")}
+        counts = {s: sum(r.status == s for _, r in results) for s in INGEST_STATUSES}
         cols = st.columns(5)
         cols[0].metric("Messages", len(results), border=True)
         for col, (status, n) in zip(cols[1:], counts.items()):
