@@ -12,13 +12,12 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from adapters.serialize import ingest_dict, memory_dict, recall_dict
+from adapters.serialize import context_dict, ingest_dict, memory_dict, profile_dict, recall_dict, summary_dict
 from adapters.validation import has_lone_surrogate, iso_timestamp
 from engine import (
     EngineError,
@@ -28,9 +27,11 @@ from engine import (
     Settings,
     StoreInUseError,
 )
+from engine import llm as engine_llm
+from engine.context import is_session_summary
+from engine.limits import LIST_LIMIT_MAX, STATUS_FILTERS
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE, EXIT_IN_USE = 0, 1, 2, 3
-STATUSES = ("active", "superseded", "deleted", "all")
 BATCH = 32  # messages per ingest_many call when ingesting a file
 MAX_ID = 2**63 - 1  # SQLite INTEGER: a larger id cannot exist
 
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print the full result as JSON")
 
     sp = cmd("list", "list memories")
-    sp.add_argument("--status", choices=STATUSES, default="active")
+    sp.add_argument("--status", choices=STATUS_FILTERS, default="active")
     sp.add_argument("--limit", type=int, default=100)
     sp.add_argument("--offset", type=int, default=0)
     sp.add_argument("--all-users", action="store_true", help="every user's memories, not only --user's")
@@ -100,6 +101,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = cmd("import", "import JSON Lines written by export")
     sp.add_argument("path", help='input file, "-" for stdin')
+
+    sp = cmd("context", "the memories relevant to a question, as the block an LLM prompt gets")
+    sp.add_argument("query")
+    sp.add_argument("--budget", type=int, metavar="CHARS", help="at most this many characters (default from settings)")
+    sp.add_argument("--history", action="store_true", help="also give superseded facts, marked as old")
+    sp.add_argument("--json", action="store_true", help="print the block and its items as JSON")
+
+    sp = cmd("profile", "the user's most important current facts and a greeting")
+    sp.add_argument("--limit", type=int, default=5, help="at most this many facts (default 5)")
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("summarize", "store one summary memory of a session's messages (the LLM writes it when "
+                          "MEMENGINE_LLM_URL is set)")
+    sp.add_argument("--since", type=_timestamp_arg, metavar="ISO",
+                    help="the session's first moment (default: since the last summary, or every message)")
+    sp.add_argument("--json", action="store_true")
 
     cmd("reembed", "re-embed every memory with the configured model (after a model change)")
     cmd("stats", "print store statistics as JSON")
@@ -304,8 +321,8 @@ def cmd_recall(eng: MemoryEngine, args: argparse.Namespace) -> int:
 
 
 def cmd_list(eng: MemoryEngine, args: argparse.Namespace) -> int:
-    if not 1 <= args.limit <= 100_000:
-        raise UsageError("--limit must be between 1 and 100000")
+    if not 1 <= args.limit <= LIST_LIMIT_MAX:
+        raise UsageError(f"--limit must be between 1 and {LIST_LIMIT_MAX}")
     if args.offset < 0:
         raise UsageError("--offset must be >= 0")
     user = None if args.all_users else args.user
@@ -341,13 +358,11 @@ def cmd_history(eng: MemoryEngine, args: argparse.Namespace) -> int:
 def cmd_export(eng: MemoryEngine, args: argparse.Namespace) -> int:
     user = None if args.all_users else args.user
     if args.path == "-":
-        with tempfile.TemporaryDirectory(prefix="memengine-") as tmp:
-            path = os.path.join(tmp, "export.jsonl")
-            n = eng.export_jsonl(path, user_id=user)
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    sys.stdout.write(line)
-            sys.stdout.flush()
+        n = 0
+        for record in eng.export_records(user_id=user):
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+            n += 1
+        sys.stdout.flush()
     else:
         parent = Path(args.path).resolve().parent
         if not parent.is_dir():
@@ -362,17 +377,69 @@ def cmd_export(eng: MemoryEngine, args: argparse.Namespace) -> int:
 
 def cmd_import(eng: MemoryEngine, args: argparse.Namespace) -> int:
     if args.path == "-":
-        with tempfile.TemporaryDirectory(prefix="memengine-") as tmp:
-            path = os.path.join(tmp, "import.jsonl")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(sys.stdin.read())
-            n = eng.import_jsonl(path)
+        n = eng.import_records(_stdin_records())
     else:
         if not Path(args.path).is_file():
             raise UsageError(f"no such file: {args.path}")
         n = eng.import_jsonl(args.path)
     print(f"imported {n} memor{'y' if n == 1 else 'ies'}")
     return EXIT_OK if n else EXIT_NOTHING
+
+
+def _stdin_records() -> Iterator[Any]:
+    """The JSON lines on stdin as records; a line that is not JSON is named (exit 2)."""
+    for n, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"line {n}: not valid JSON ({exc.msg})") from None
+
+
+def cmd_context(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    ctx = eng.context(args.query, user_id=args.user, budget_chars=args.budget,
+                      include_history=True if args.history else None)
+    if args.json:
+        print(json.dumps(context_dict(ctx), ensure_ascii=False, indent=2))
+    else:
+        print(ctx.text)
+    return EXIT_NOTHING if ctx.abstained else EXIT_OK
+
+
+def cmd_profile(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    prof = eng.profile(user_id=args.user, limit=args.limit)
+    if args.json:
+        print(json.dumps(profile_dict(prof), ensure_ascii=False, indent=2))
+    else:
+        print(prof.greeting)
+        for item in prof.items:
+            print(f"  #{item.memory_id:<6} {item.importance:.2f}  {item.text}")
+    return EXIT_OK if prof.items else EXIT_NOTHING
+
+
+def _last_summary_at(eng: MemoryEngine, user_id: str) -> str:
+    """When the user's newest session summary was stored; the epoch when there is none."""
+    newest = [m.created_at for m in eng.list_memories(user_id=user_id, status="all",
+                                                      limit=max(1, min(eng.count_memories(user_id, "all"),
+                                                                       LIST_LIMIT_MAX)))
+              if is_session_summary(m)]
+    return max(newest) if newest else "1970-01-01T00:00:00+00:00"
+
+
+def cmd_summarize(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    since = args.since or _last_summary_at(eng, args.user)
+    summary = eng.summarize_session(user_id=args.user, since=since,
+                                    summarizer=engine_llm.client_from_settings(eng.settings))
+    if args.json:
+        print(json.dumps(summary_dict(summary), ensure_ascii=False, indent=2))
+    elif summary.memory is None:
+        print(f"nothing to summarize: no message since {since}", file=sys.stderr)
+    else:
+        by = "the LLM" if summary.by_llm else "the session's facts"
+        print(f"Memory #{summary.memory.id} stored ({len(summary.message_ids)} message(s), written from {by}):")
+        print(summary.memory.text)
+    return EXIT_OK if summary.memory is not None else EXIT_NOTHING
 
 
 def _reembed(settings: Settings) -> int:
@@ -436,6 +503,7 @@ def cmd_mcp(settings: Settings, args: argparse.Namespace) -> int:
 ENGINE_COMMANDS = {
     "ingest": cmd_ingest, "recall": cmd_recall, "list": cmd_list, "history": cmd_history,
     "export": cmd_export, "import": cmd_import, "stats": cmd_stats,
+    "context": cmd_context, "profile": cmd_profile, "summarize": cmd_summarize,
 }
 SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp}
 

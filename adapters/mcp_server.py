@@ -1,6 +1,6 @@
 """MCP server over stdio (official `mcp` SDK, v2 `MCPServer`): `memengine mcp`.
 
-Tools: remember, recall, list_memories, history, forget. stdout carries only the protocol;
+Tools: remember, recall, context, profile, list_memories, history, forget. stdout carries only the protocol;
 logs and anything a library prints go to stderr.
 """
 from __future__ import annotations
@@ -18,8 +18,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 import engine as _engine_pkg
-from adapters.serialize import hit_dict, ingest_dict, memory_dict
+from adapters.serialize import context_dict, hit_dict, ingest_dict, memory_dict, profile_dict
 from engine import MemoryEngine, NotFoundError, Settings
+from engine.limits import LIST_LIMIT_MAX, TOP_K_MAX, TOP_K_MIN
 
 log = logging.getLogger("memengine.mcp")
 
@@ -27,6 +28,9 @@ INSTRUCTIONS = """\
 Long-term memory about the user, kept on this machine.
 - Call `remember` with what the user said when it states a durable fact, preference, project detail,
   event or goal (small talk is ignored; an update such as "actually, X moved to Y" supersedes the old fact).
+- At the start of a conversation, `profile` gives the user's most important facts and a greeting.
+- `context` gives the memories relevant to a turn as a ready block for your prompt, each with its [#id];
+  it says so explicitly when nothing relevant is known.
 - Call `recall` before answering questions about the user. When it returns no hits (confidence "unknown"),
   say you do not know rather than guessing. Cite hits by their source message.
 - `history` shows how a fact changed over time; `forget` deletes one memory (soft delete).
@@ -65,7 +69,7 @@ def build_server(engine: MemoryEngine) -> MCPServer:
     def recall(
         query: Annotated[str, Field(min_length=1, description="A question or keywords.")],
         user_id: UserId = "default",
-        top_k: Annotated[int, Field(ge=1, le=100, description="At most this many hits.")] = 5,
+        top_k: Annotated[int, Field(ge=TOP_K_MIN, le=TOP_K_MAX, description="At most this many hits.")] = 5,
     ) -> dict[str, Any]:
         """Find what is remembered about a question. Each hit has its score (semantic, lexical,
         importance parts) and a citation (source message, source_id, timestamp). confidence is
@@ -75,10 +79,32 @@ def build_server(engine: MemoryEngine) -> MCPServer:
         return {"query": query, "confidence": res.confidence, "hits": [hit_dict(h) for h in res.hits]}
 
     @server.tool()
+    def context(
+        query: Annotated[str, Field(min_length=1, description="The user's turn.")],
+        user_id: UserId = "default",
+        budget_chars: Annotated[int | None, Field(ge=1, description="At most this many characters "
+                                                                    "(default from settings).")] = None,
+    ) -> dict[str, Any]:
+        """The memories relevant to this turn as a block to put in your prompt (`text`): current facts
+        first, superseded ones marked OLD with what replaced them, each with its [#id] to cite. When
+        `abstained` is true nothing relevant is known: say so rather than guessing."""
+        with _engine_errors():
+            ctx = engine.context(query, user_id=user_id, budget_chars=budget_chars)
+        return context_dict(ctx)
+
+    @server.tool()
+    def profile(user_id: UserId = "default") -> dict[str, Any]:
+        """The user's most important current facts (importance, then recency) and a greeting built from
+        them: call it at the start of a conversation to welcome a returning user."""
+        with _engine_errors():
+            p = engine.profile(user_id=user_id)
+        return profile_dict(p)
+
+    @server.tool()
     def list_memories(
         include_superseded: bool = False,
         user_id: UserId = "default",
-        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many, newest first.")] = 100,
+        limit: Annotated[int, Field(ge=1, le=LIST_LIMIT_MAX, description="At most this many, newest first.")] = 100,
     ) -> dict[str, Any]:
         """List the user's active memories (and the superseded ones with include_superseded)."""
         with _engine_errors():

@@ -20,26 +20,36 @@ import hmac
 import html
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request, Response, Security
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from starlette.background import BackgroundTask
 
-from adapters.serialize import ingest_dict, memory_dict, recall_dict
+from adapters.serialize import context_dict, ingest_dict, memory_dict, profile_dict, recall_dict, summary_dict
 from adapters.validation import check_json_value, iso_timestamp
 
 import engine as _engine_pkg
 from engine import EngineError, MemoryEngine, NotFoundError, Settings
+from engine import llm as engine_llm
+from engine.limits import (
+    CONFIDENCE_LEVELS,
+    INGEST_STATUSES,
+    LIST_LIMIT_MAX,
+    MEMORY_TYPES,
+    STATUS_FILTERS,
+    STATUSES,
+    THRESHOLD_MAX,
+    THRESHOLD_MIN,
+    TOP_K_MAX,
+    TOP_K_MIN,
+)
 
 log = logging.getLogger("memengine.rest")
 
@@ -47,8 +57,8 @@ __version__ = getattr(_engine_pkg, "__version__", "0.1.0")
 DEFAULT_MAX_BODY = 1024 * 1024  # 1 MiB for every JSON route
 DEFAULT_MAX_IMPORT_BODY = 64 * 1024 * 1024  # 64 MiB for POST /import
 
-MemoryType = Literal["fact", "preference", "project_detail", "event", "goal"]
-StatusFilter = Literal["active", "superseded", "deleted", "all"]
+MemoryType = Literal[MEMORY_TYPES]  # type: ignore[valid-type]
+StatusFilter = Literal[STATUS_FILTERS]  # type: ignore[valid-type]
 MAX_ID = 2**63 - 1  # SQLite INTEGER; larger ids would overflow instead of answering 404
 
 # Limits here are generous outer bounds; the engine applies its configured ones
@@ -229,8 +239,9 @@ class RecallIn(BaseModel):
 
     query: str = Field(min_length=1, max_length=200_000, description="A question or keywords.")
     user_id: UserId = "default"
-    top_k: int | None = Field(None, ge=1, le=100, description="At most this many hits (default from settings).")
-    threshold: float | None = Field(None, ge=0.0, le=1.5, description="Minimum score for a hit.")
+    top_k: int | None = Field(None, ge=TOP_K_MIN, le=TOP_K_MAX,
+                              description="At most this many hits (default from settings).")
+    threshold: float | None = Field(None, ge=THRESHOLD_MIN, le=THRESHOLD_MAX, description="Minimum score for a hit.")
     alpha: float | None = Field(None, ge=0.0, le=1.0, description="Weight of semantic vs lexical score.")
     importance_weight: float | None = Field(None, ge=0.0, le=1.0, description="Weight of memory importance.")
     include_history: bool | None = Field(None, description="Also return superseded memories, marked historical.")
@@ -239,6 +250,60 @@ class RecallIn(BaseModel):
     @classmethod
     def _storable(cls, data: Any) -> Any:
         return _storable(data)
+
+
+class ContextIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={"examples": [{"query": "When is my deadline?", "user_id": "alice", "budget_chars": 800},
+                                        {"query": "Where did I live before?", "user_id": "alice",
+                                         "include_history": True}]},
+    )
+
+    query: str = Field(min_length=1, max_length=200_000, description="The user's turn.")
+    user_id: UserId = "default"
+    budget_chars: int | None = Field(None, ge=1, le=1_000_000,
+                                     description="At most this many characters (default from settings).")
+    include_history: bool | None = Field(None, description="Also give superseded facts, marked as old "
+                                                           "(default: when the query asks about the past).")
+    top_k: int | None = Field(None, ge=TOP_K_MIN, le=TOP_K_MAX, description="At most this many memories.")
+    threshold: float | None = Field(None, ge=THRESHOLD_MIN, le=THRESHOLD_MAX, description="Minimum recall score.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        return _storable(data)
+
+
+class SummaryIn(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,
+        json_schema_extra={"examples": [{"user_id": "alice", "since": "2026-10-10T06:00:00Z"},
+                                        {"user_id": "alice", "message_ids": [7, 8, 9]}]},
+    )
+
+    user_id: UserId = "default"
+    message_ids: list[Annotated[int, Field(ge=1, le=2**63 - 1)]] | None = Field(
+        None, min_length=1, max_length=LIST_LIMIT_MAX, description="The session's messages (or give `since`).")
+    since: str | None = Field(None, max_length=64, description="Every message from this moment on, ISO 8601.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        return _storable(data)
+
+    @field_validator("since")
+    @classmethod
+    def _iso_since(cls, v: str | None) -> str | None:
+        return v if v is None else iso_timestamp(v)
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "SummaryIn":
+        if (self.message_ids is None) == (self.since is None):
+            raise ValueError("give either 'message_ids' or 'since'")
+        return self
 
 
 # --------------------------------------------------------------------------------------------
@@ -289,7 +354,7 @@ class OutcomeOut(BaseModel):
 
 class IngestOut(BaseModel):
     model_config = ConfigDict(extra="allow")
-    status: Literal["created", "superseded", "confirmed", "ignored"]
+    status: Literal[INGEST_STATUSES]  # type: ignore[valid-type]
     message: str
     message_id: int | None = None
     memories: list[MemoryOut]
@@ -327,7 +392,7 @@ class RecallOut(BaseModel):
     model_config = ConfigDict(extra="allow")
     query: str
     user_id: str
-    confidence: Literal["certain", "vague", "unknown"]
+    confidence: Literal[CONFIDENCE_LEVELS]  # type: ignore[valid-type]
     threshold: float
     alpha: float
     importance_weight: float
@@ -338,6 +403,58 @@ class RecallOut(BaseModel):
     memories: list[RecalledMemory] = Field(description="The hits' memories, flat, each with its score.")
     below_threshold: list[HitOut] = []
     timings_ms: dict[str, float] = {}
+
+
+class ContextItemOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    memory_id: int
+    text: str
+    score: float
+    status: Literal["current", "old"]
+    replaced_by_id: int | None = None
+    replaced_by_text: str | None = None
+    line: str = Field(description="The item exactly as it appears in `text`.")
+
+
+class ContextOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    query: str
+    user_id: str
+    text: str = Field(description="The block for the prompt: current facts first, old ones marked with what "
+                                  "replaced them, each with its [#id]; a 'nothing relevant' line on abstention.")
+    abstained: bool
+    omitted: int = Field(description="Relevant memories left out to stay within the budget.")
+    budget_chars: int
+    include_history: bool
+    items: list[ContextItemOut]
+
+
+class ProfileItemOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    memory_id: int
+    text: str
+    second_person: str
+    type: str
+    importance: float
+
+
+class ProfileOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    user_id: str
+    greeting: str
+    total_current: int
+    items: list[ProfileItemOut] = Field(description="Most important current facts first (then the newest).")
+
+
+class SummaryOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    user_id: str
+    message_ids: list[int]
+    text: str
+    by_llm: bool
+    facts: list[MemoryOut] = Field(description="The session's facts and events, in the order they were said.")
+    memory: MemoryOut | None = Field(description="The stored summary memory; null when the session held no "
+                                                 "message.")
 
 
 class MemoryListOut(BaseModel):
@@ -456,33 +573,20 @@ def _recall_out(res: Any) -> dict[str, Any]:
     return d
 
 
-@contextmanager
-def _temp_path(suffix: str) -> Iterator[str]:
-    fd, path = tempfile.mkstemp(prefix="memengine-", suffix=suffix)
-    os.close(fd)
-    try:
-        yield path
-    finally:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-
-
 # Fields of an export record that hold text; anything else there (an object, a list) is refused here
 # rather than failing deep inside the engine.
 TEXT_FIELDS = ("user_id", "text", "source_id", "timestamp", "speaker", "outcome", "created_at", "updated_at",
                "superseded_at", "type", "subject", "attribute", "value", "status", "kind")
 
 
-def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
+def _check_import_lines(body: bytes, user_id: str) -> tuple[list[dict[str, Any]], int]:
     """Validate a JSONL body for a user-scoped import: every record (the export's header line aside)
-    must carry `user_id`. Returns the normalized text and the number of records."""
+    must carry `user_id`. Returns the records (header included) and the number of user records."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HTTPException(status_code=422, detail=f"the body is not UTF-8 text: {exc}") from None
-    out: list[str] = []
+    out: list[dict[str, Any]] = []
     records = 0
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -494,7 +598,7 @@ def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
         if not isinstance(rec, dict):
             raise HTTPException(status_code=422, detail=f"line {n}: expected a JSON object")
         if rec.get("kind") == "header" and "user_id" not in rec:
-            out.append(json.dumps(rec, ensure_ascii=False))  # the export's format line belongs to nobody
+            out.append(rec)  # the export's format line belongs to nobody
             continue
         try:
             check_json_value(rec, where=f"line {n}")
@@ -512,11 +616,11 @@ def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
                         "the given user's records" if owner is not None
                         else f"line {n}: has no user_id; every line must carry user_id {user_id!r}"),
             )
-        out.append(json.dumps(rec, ensure_ascii=False))
+        out.append(rec)
         records += 1
     if not records:
         raise HTTPException(status_code=422, detail="the body holds no JSONL records")
-    return "\n".join(out) + "\n", records
+    return out, records
 
 
 # --------------------------------------------------------------------------------------------
@@ -526,6 +630,7 @@ def _check_import_lines(body: bytes, user_id: str) -> tuple[str, int]:
 memory_router = APIRouter(tags=["memories"])
 recall_router = APIRouter(tags=["memories"])
 transfer_router = APIRouter(tags=["backup"])
+chat_router = APIRouter(tags=["chat"])
 admin_router = APIRouter()
 
 
@@ -554,7 +659,7 @@ def list_memories(
     eng: Engine,
     user_id: UserQuery,
     status: Annotated[StatusFilter, Query(description="Which memories.")] = "active",
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    limit: Annotated[int, Query(ge=1, le=LIST_LIMIT_MAX)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> dict[str, Any]:
     """One user's memories, newest first, with lineage (`replaced_by`, `supersedes`)."""
@@ -596,20 +701,21 @@ def post_recall(body: RecallIn, eng: Engine) -> dict[str, Any]:
 
 
 @transfer_router.get(
-    "/export", response_class=FileResponse,
+    "/export", response_class=StreamingResponse,
     responses={200: {"content": {"application/x-ndjson": {}}, "description": "One JSON record per line."}},
 )
-def export(user_id: UserQuery, eng: Engine) -> FileResponse:
+def export(user_id: UserQuery, eng: Engine) -> StreamingResponse:
     """One user's memories as JSON Lines (application/x-ndjson), for POST /import."""
-    fd, path = tempfile.mkstemp(prefix="memengine-export-", suffix=".jsonl")
-    os.close(fd)
-    try:
-        _call(eng.export_jsonl, path, user_id=user_id)
-    except BaseException:
-        os.unlink(path)
-        raise
-    return FileResponse(path, media_type="application/x-ndjson", filename=f"memories-{user_id}.jsonl",
-                        background=BackgroundTask(os.unlink, path))
+    records = _call(eng.export_records, user_id=user_id)  # the user id is checked here, before the 200
+
+    def lines() -> Iterator[bytes]:
+        for record in records:
+            yield (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+
+    # The download name is a header: keep it to safe ASCII whatever the user id holds.
+    safe = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_.") else "_" for ch in user_id)
+    return StreamingResponse(lines(), media_type="application/x-ndjson",
+                             headers={"Content-Disposition": f'attachment; filename="memories-{safe}.jsonl"'})
 
 
 @transfer_router.post(
@@ -622,16 +728,48 @@ async def import_jsonl(request: Request, user_id: UserQuery, eng: Engine) -> dic
     """Import JSON Lines as written by GET /export (Content-Type application/x-ndjson). Every line
     must belong to `user_id` (422 otherwise: nothing is imported)."""
     body = await request.body()
-    text, lines = _check_import_lines(body, user_id)
-
-    def run() -> int:
-        with _temp_path(".jsonl") as path:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            return _call(eng.import_jsonl, path)
-
-    imported = await run_in_threadpool(run)
+    records, lines = _check_import_lines(body, user_id)
+    imported = await run_in_threadpool(_call, eng.import_records, records)
     return {"user_id": user_id, "lines": lines, "imported": imported}
+
+
+@chat_router.post("/context", response_model=ContextOut)
+def post_context(body: ContextIn, eng: Engine) -> dict[str, Any]:
+    """The memories relevant to a turn, as a block for an LLM prompt (`text`) and as data (`items`):
+    current facts first, superseded ones (when history is asked for) marked old with what replaced
+    them, each with its [#id] citation, within `budget_chars`; an explicit "nothing relevant is
+    known" line when recall abstains."""
+    ctx = _call(eng.context, body.query, user_id=body.user_id, budget_chars=body.budget_chars,
+                include_history=body.include_history, top_k=body.top_k, threshold=body.threshold)
+    return context_dict(ctx)
+
+
+@chat_router.get("/profile", response_model=ProfileOut)
+def get_profile(user_id: UserQuery, eng: Engine,
+                limit: Annotated[int, Query(ge=1, description="At most this many facts.")] = 5) -> dict[str, Any]:
+    """A returning user's most important current facts (importance, then recency) and a greeting
+    built from them, for the start of a session."""
+    return profile_dict(_call(eng.profile, user_id=user_id, limit=limit))
+
+
+@chat_router.post("/session/summary", response_model=SummaryOut, status_code=201,
+                  responses={200: {"model": SummaryOut, "description": "The session held no message: nothing "
+                                                                        "stored."},
+                             502: {"model": ErrorOut, "description": "The configured LLM failed or is "
+                                                                     "unreachable; nothing was stored."}})
+def post_session_summary(body: SummaryIn, request: Request, response: Response, eng: Engine) -> dict[str, Any]:
+    """End a session: its messages (by id, or every one since a moment) become one `event` memory
+    cited to them. Written by the LLM at MEMENGINE_LLM_URL when one is configured, otherwise the
+    session's facts and events in the order they were said."""
+    summarizer = engine_llm.client_from_settings(request.app.state.settings)
+    try:
+        summary = _call(eng.summarize_session, user_id=body.user_id, message_ids=body.message_ids,
+                        since=body.since, summarizer=summarizer)
+    except engine_llm.LLMError as exc:
+        raise HTTPException(status_code=502, detail=f"the LLM could not write the summary: {exc}") from None
+    if summary.memory is None:
+        response.status_code = 200  # no message in the session: nothing stored
+    return summary_dict(summary)
 
 
 def _forget(eng: MemoryEngine, user_id: str) -> dict[str, Any]:
@@ -668,7 +806,7 @@ def health(
     settings = request.app.state.settings
     out: dict[str, Any] = {"status": "ok", "version": __version__, "model": settings.model_name}
     if settings.api_key is None or _key_matches(settings.api_key, x_api_key, bearer):
-        counts = {s: eng.count_memories(status=s) for s in ("active", "superseded", "deleted")}
+        counts = {s: eng.count_memories(status=s) for s in STATUSES}
         counts["total"] = sum(counts.values())
         counts["users"] = len(eng.users())
         out["counts"] = counts
@@ -764,7 +902,7 @@ def create_app(
     app.include_router(health_router)
     app.include_router(docs_router)
     protected = {"dependencies": [Depends(require_api_key)], "responses": ERRORS}
-    for router in (memory_router, recall_router, transfer_router, admin_router):
+    for router in (memory_router, recall_router, chat_router, transfer_router, admin_router):
         app.include_router(router, **protected)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(EngineError, _engine_error)

@@ -32,6 +32,22 @@ def recall_dict(result: RecallResult) -> dict[str, Any]:
     return out
 
 
+def context_dict(context: Any) -> dict[str, Any]:
+    """engine.context(...): the block as sent (`text`) and its items."""
+    return context.to_dict()
+
+
+def profile_dict(profile: Any) -> dict[str, Any]:
+    return profile.to_dict()
+
+
+def summary_dict(summary: Any) -> dict[str, Any]:
+    out = summary.to_dict()
+    out["facts"] = [memory_dict(m) for m in summary.facts]
+    out["memory"] = memory_dict(summary.memory) if summary.memory else None
+    return out
+
+
 def ingest_dict(result: IngestResult) -> dict[str, Any]:
     return {
         "status": result.status,
@@ -41,4 +57,5 @@ def ingest_dict(result: IngestResult) -> dict[str, Any]:
         "superseded_ids": list(result.superseded_ids),
         "outcomes": [{"action": o.action, "memory": memory_dict(o.memory),
                       "superseded": [memory_dict(s) for s in o.superseded]} for o in result.outcomes],
+        "trace": [t.to_dict() for t in result.trace],
     }

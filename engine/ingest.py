@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import extraction as extractlib
-from .model import FactOutcome, IngestResult, MessageIn
+from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, MessageIn
 from .recall import SpeakerCache
 from .resolve import Neighbour, Plan, SlotState, plan_candidate
 from .settings import Settings
@@ -72,7 +72,7 @@ class Ingest:
         """Log the messages and apply their facts in ONE transaction, then bring the indexes along."""
         now = now_iso()
 
-        def change(conn: Connection) -> list[tuple[int, str, list[tuple[Plan, int]]]]:
+        def change(conn: Connection) -> list[tuple[int, str, list[tuple[Plan, int]], list[extractlib.Candidate]]]:
             logged = []
             for message, cands, vectors in batch:
                 message_id = self.ledger.insert_message(conn, message, now)
@@ -80,20 +80,31 @@ class Ingest:
                          for cand, vector in zip(cands, vectors)]
                 status = overall_status(plans)
                 self.ledger.set_message_outcome(conn, message_id, status)
-                logged.append((message_id, status, plans))
+                logged.append((message_id, status, plans, cands))
             return logged
 
         with self.write_lock:
             logged = self.sync.write(change, defer=True)
-        wanted = [i for _, _, plans in logged for p, mid in plans for i in (mid, *p.supersede_ids)]
+        wanted = [i for _, _, plans, _ in logged for p, mid in plans
+                  for i in (mid, *p.supersede_ids, *(cid for cid, _ in p.compared))]
         memories = self.ledger.get_many(wanted)
+        # The trace shows how similar a replaced or confirmed memory is even when a rule chose it
+        # without comparing vectors (a named value, the same value).
+        unmeasured = {i for _, _, plans, _ in logged for p, _ in plans
+                      for i in (*p.supersede_ids, p.confirmed_id) if i is not None} - \
+            {cid for _, _, plans, _ in logged for p, _ in plans for cid, _ in p.compared}
+        stored = self.ledger.embeddings(sorted(unmeasured)) if unmeasured else {}
         results = []
-        for message_id, status, plans in logged:
+        for (message_id, status, plans, cands), (_, _, vectors) in zip(logged, batch):
             outcomes = [FactOutcome(p.action, memories[mid], [memories[i] for i in p.supersede_ids]) for p, mid in plans]
             results.append(IngestResult(
                 status=status, memories=[o.memory for o in outcomes],
                 superseded_ids=[m.id for o in outcomes for m in o.superseded],
                 message=describe(status, outcomes), message_id=message_id, outcomes=outcomes,
+                trace=[trace_candidate(c, p, mid, memories,
+                                       {i: float(stored[i] @ v) for i in (*p.supersede_ids, p.confirmed_id)
+                                        if i in stored})
+                       for c, (p, mid), v in zip(cands, plans, vectors)],
             ))
         return results
 
@@ -142,6 +153,23 @@ class Ingest:
         )
         self.ledger.outbox(conn, "add", user_id, new_id)
         return plan, new_id
+
+
+def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memories: dict[int, Any],
+                    targets: dict[int, float]) -> CandidateTrace:
+    """What one candidate was, what it was weighed against and why it did what it did. `targets`:
+    similarities of the memories it replaced or confirmed that the plan did not measure."""
+    compared: dict[int, float] = dict(targets)
+    for mid, similarity in plan.compared:  # a memory looked at by two rules keeps its best similarity
+        compared[mid] = max(similarity, compared.get(mid, similarity))
+    return CandidateTrace(
+        clause=cand.clause, rule=cand.rule, text=cand.text, subject=cand.subject, attribute=cand.attribute,
+        value=cand.value, type=cand.type, importance=cand.importance, action=plan.action, reason=plan.reason,
+        memory_id=memory_id, superseded_ids=list(plan.supersede_ids),
+        compared=sorted((ComparedMemory(mid, memories[mid].text, memories[mid].status, float(sim))
+                         for mid, sim in compared.items() if mid in memories),
+                        key=lambda c: c.similarity, reverse=True),
+    )
 
 
 def overall_status(plans: list[tuple[Plan, int]]) -> str:

@@ -112,6 +112,41 @@ class FactOutcome:
 
 
 @dataclass
+class ComparedMemory:
+    """An existing memory a new fact was weighed against, as it stands after the message."""
+
+    memory_id: int
+    text: str
+    status: str
+    similarity: float  # cosine similarity to the new fact's vector
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class CandidateTrace:
+    """Why one fact extracted from a message did what it did: for the cockpit's ingest trace."""
+
+    clause: str  # the part of the message it came from
+    rule: str  # the extraction rule that produced it ("fallback": no rule matched, kept as a note)
+    text: str
+    subject: str
+    attribute: str
+    value: str
+    type: str
+    importance: float
+    action: str  # created | superseded | confirmed
+    reason: str  # which conflict rule decided (resolve.Plan.reason)
+    memory_id: int  # the memory created, or the one confirmed
+    superseded_ids: list[int] = field(default_factory=list)
+    compared: list[ComparedMemory] = field(default_factory=list)  # best first
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
 class IngestResult:
     status: str
     memories: list[Memory]
@@ -119,6 +154,7 @@ class IngestResult:
     message: str
     message_id: int | None = None
     outcomes: list[FactOutcome] = field(default_factory=list)
+    trace: list[CandidateTrace] = field(default_factory=list)  # one per extracted fact, in message order
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,6 +167,7 @@ class IngestResult:
                 {"action": o.action, "memory": o.memory.to_dict(), "superseded": [s.to_dict() for s in o.superseded]}
                 for o in self.outcomes
             ],
+            "trace": [t.to_dict() for t in self.trace],
         }
 
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 from cockpit import batch, state, ui
 from engine import EngineError
+from engine.limits import INGEST_STATUSES
 
 state.require_router("ingest")
 
@@ -91,6 +92,41 @@ with tab_batch:
 
 
 # ---------------------------------------------------------------- outcome of the last ingest
+TRACE_COMPARED = 5  # compared memories shown per candidate, most similar first
+
+
+def trace_view(r) -> None:
+    """How the engine read the message: clause -> candidate (and the rule that made it) -> the memories
+    it was weighed against, with their similarity -> the decision and the rule behind it."""
+    st.markdown("**:material/account_tree: Trace**")
+    if not r.trace:
+        st.caption("No clause of this message held a durable fact: no candidate, nothing compared.")
+        return
+    clauses: dict[str, list] = {}
+    for step in r.trace:
+        clauses.setdefault(step.clause, []).append(step)
+    for n, (clause, steps) in enumerate(clauses.items(), start=1):
+        st.markdown(f"Clause {n}: {ui.quote(clause)}")
+        for step in steps:
+            with st.container(border=True):
+                st.markdown(f"Candidate from rule `{step.rule or 'unknown'}`: {ui.esc(step.text)}  \n"
+                            f"`{step.subject}` · `{step.attribute}` = **{ui.esc(step.value)}** "
+                            f"· {step.type} · importance {step.importance:.2f}")
+                if step.compared:
+                    st.caption(f"Compared with {len(step.compared)} existing "
+                               f"memor{'y' if len(step.compared) == 1 else 'ies'} (cosine similarity):")
+                    for c in step.compared[:TRACE_COMPARED]:
+                        st.progress(min(max(c.similarity, 0.0), 1.0),
+                                    text=f"{c.similarity:.2f} · #{c.memory_id} {ui.esc(c.text)} ({c.status})")
+                    if len(step.compared) > TRACE_COMPARED:
+                        st.caption(f"…and {len(step.compared) - TRACE_COMPARED} more.")
+                else:
+                    st.caption("Compared with no existing memory.")
+                target = {"superseded": ", ".join(f"#{i}" for i in step.superseded_ids),
+                          "confirmed": f"#{step.memory_id}"}.get(step.action, f"#{step.memory_id}")
+                st.markdown(f"{ui.outcome_badge(step.action)} {target}: because {ui.esc(step.reason or 'no rule said')}")
+
+
 def outcome_card(text: str, r) -> None:
     with st.container(border=True):
         st.markdown(f"{ui.outcome_badge(r.status)} {ui.quote(text)}")
@@ -122,6 +158,7 @@ def outcome_card(text: str, r) -> None:
                 mid.markdown("### :material/arrow_forward:")
                 with right:
                     ui.memory_card(o.memory, title=f"Now: #{o.memory.id}")
+        trace_view(r)
 
 
 last = st.session_state.get("ingest_results")
@@ -131,7 +168,7 @@ if last:
     for err in last["errors"]:
         st.error(f"Rejected: {ui.quote(err['message'])}: {err['error']}", icon=":material/error:")
     if last["kind"] == "batch":
-        counts = {s: sum(r.status == s for _, r in results) for s in ("created", "superseded", "confirmed", "ignored")}
+        counts = {s: sum(r.status == s for _, r in results) for s in INGEST_STATUSES}
         cols = st.columns(5)
         cols[0].metric("Messages", len(results), border=True)
         for col, (status, n) in zip(cols[1:], counts.items()):

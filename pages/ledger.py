@@ -7,13 +7,15 @@ import streamlit as st
 
 from cockpit import lineage, state, transfer, ui
 from engine import EngineError
+from engine.limits import LIST_LIMIT_MAX, MEMORY_TYPES
+from engine.limits import STATUSES as MEMORY_STATUSES
 
 state.require_router("ledger")
 
 PAGE_SIZE = 25
-SCAN_LIMIT = 100_000  # list_memories' own maximum
-STATUSES = ["all", "active", "superseded", "deleted"]
-TYPES = ["fact", "preference", "project_detail", "event", "goal"]
+SCAN_LIMIT = LIST_LIMIT_MAX  # list_memories' own maximum
+STATUSES = ["all", *MEMORY_STATUSES]
+TYPES = list(MEMORY_TYPES)
 SCOPES = ["this user", "all users"]
 
 eng = state.engine()
@@ -45,6 +47,28 @@ def _do_delete(memory_id: int) -> None:
                f"Memory #{m.id} soft-deleted: it stays in the ledger with status `deleted` and leaves recall.")
     except (ValueError, EngineError) as exc:
         _flash("error", f"Delete failed: {exc}")
+
+
+def _do_restore(memory_id: int, user_id: str) -> None:
+    try:
+        m = eng.restore(memory_id, user_id=user_id)
+        _flash("success", f"Memory #{m.id} restored: it is `{m.status}` again and back in recall.")
+    except (ValueError, EngineError) as exc:
+        _flash("error", f"Restore failed: {exc}")
+
+
+def _ask_erase(memory_id: int) -> None:
+    st.session_state["ledger_pending_erase"] = memory_id
+
+
+def _do_erase(memory_id: int, user_id: str) -> None:
+    st.session_state.pop("ledger_pending_erase", None)
+    try:
+        eng.erase(memory_id, user_id=user_id)
+        _flash("success", f"Memory #{memory_id} erased for good: its text and vector are gone from the ledger "
+                          "and the index.")
+    except (ValueError, EngineError) as exc:
+        _flash("error", f"Erase failed: {exc}")
 
 
 def _ask_forget() -> None:
@@ -213,6 +237,23 @@ if rows:
             else:
                 st.button(f"Delete #{selected.id}", key="ledger_delete", icon=":material/delete:",
                           on_click=_ask_delete, args=(selected.id,))
+        # Restore and erase come with the data-safety engine methods; without them the buttons stay hidden.
+        if selected.status == "deleted" and hasattr(eng, "restore"):
+            st.button(f"Restore #{selected.id}", key="ledger_restore", icon=":material/restore_from_trash:",
+                      on_click=_do_restore, args=(selected.id, selected.user_id))
+        if hasattr(eng, "erase"):
+            if st.session_state.get("ledger_pending_erase") == selected.id:
+                st.error(f"Erase memory #{selected.id} for good? Its text, value and vector are destroyed; no "
+                         "restore, no history. This cannot be undone.", icon=":material/delete_forever:")
+                c1, c2 = st.columns(2)
+                c1.button("Erase for good", key="ledger_erase_confirm", type="primary",
+                          icon=":material/delete_forever:", on_click=_do_erase, args=(selected.id, selected.user_id),
+                          width="stretch")
+                c2.button("Cancel", key="ledger_erase_cancel", on_click=_cancel, args=("ledger_pending_erase",),
+                          width="stretch")
+            else:
+                st.button(f"Erase #{selected.id} for good…", key="ledger_erase", icon=":material/delete_forever:",
+                          on_click=_ask_erase, args=(selected.id,))
 
 # ---------------------------------------------------------------- export / import / forget
 st.subheader(":material/swap_vert: Export, import, forget", anchor=False)

@@ -244,3 +244,60 @@ def test_serve_refuses_a_public_address_without_a_key(tmp_path, capsys, monkeypa
     assert code == 2
     assert "empty" in capsys.readouterr().err
     assert not (tmp_path / "memengine.db").exists()  # refused before opening anything
+
+
+def test_export_to_stdout_and_import_from_stdin_use_records(run, tmp_path):
+    d1, d2 = str(tmp_path / "one"), str(tmp_path / "two")
+    run("--data-dir", d1, "--user", "alice", "ingest", "I use Arch Linux.")
+    code, out, err = run("--data-dir", d1, "--user", "alice", "export", "-")
+    assert code == 0 and "exported 3 line(s)" in err  # header, message, memory
+    assert [json.loads(line)["kind"] for line in out.splitlines()] == ["header", "message", "memory"]
+    code, got, err = run("--data-dir", d2, "import", "-", stdin=out)
+    assert code == 0 and got.startswith("imported 1 memory"), err
+    code, _, err = run("--data-dir", d2, "import", "-", stdin=out)
+    assert code == 2 and "UNIQUE constraint" not in err  # a re-import is named, not a raw SQL error
+    code, _, err = run("--data-dir", str(tmp_path / "three"), "import", "-", stdin=out + "not json\n")
+    assert code == 2 and "line 4: not valid JSON" in err
+    code, out, _ = run("--data-dir", str(tmp_path / "three"), "list", "--status", "all")
+    assert code == 1  # all or nothing: the good lines before the bad one were not imported
+
+
+def test_context_profile_and_summarize(run, tmp_path):
+    d = str(tmp_path / "chat")
+    run("--data-dir", d, "--user", "alice", "ingest", "My project deadline is October 15.")
+    code, out, _ = run("--data-dir", d, "--user", "alice", "ingest", "Actually, the deadline moved to November 2.",
+                       "--json")
+    new_id = json.loads(out)["memories"][0]["id"]
+
+    code, out, _ = run("--data-dir", d, "--user", "alice", "context", "When is my project deadline?")
+    assert code == 0 and f"[#{new_id}]" in out and "November 2" in out
+    code, out, _ = run("--data-dir", d, "--user", "alice", "context", "When is my project deadline?", "--json",
+                       "--budget", "400", "--history")
+    ctx = json.loads(out)
+    assert ctx["budget_chars"] == 400 and len(ctx["text"]) <= 400
+    assert [i["status"] for i in ctx["items"]][:1] == ["current"]
+    assert any(i["status"] == "old" and i["replaced_by_id"] == new_id for i in ctx["items"])
+    code, out, _ = run("--data-dir", d, "--user", "alice", "context", "What is my favourite food?")
+    assert code == 1 and "Nothing relevant is known" in out
+    code, _, err = run("--data-dir", d, "--user", "alice", "context", "x", "--budget", "5")
+    assert code == 2 and "budget_chars" in err
+
+    code, out, _ = run("--data-dir", d, "--user", "alice", "profile")
+    assert code == 0 and "November 2" in out
+    code, out, _ = run("--data-dir", d, "--user", "alice", "profile", "--json", "--limit", "1")
+    assert code == 0 and [i["memory_id"] for i in json.loads(out)["items"]] == [new_id]
+    assert run("--data-dir", d, "--user", "bob", "profile")[0] == 1
+
+    code, out, err = run("--data-dir", d, "--user", "alice", "summarize", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert len(summary["message_ids"]) == 2 and summary["memory"]["type"] == "event"
+    assert "November 2" in summary["text"] and summary["by_llm"] is False
+    # by default a session starts after the last summary: nothing new was said since
+    code, _, err = run("--data-dir", d, "--user", "alice", "summarize")
+    assert code == 1 and "nothing to summarize" in err
+    code, out, _ = run("--data-dir", d, "--user", "alice", "summarize", "--since", "2000-01-01T00:00:00Z")
+    assert code == 0 and out.startswith("Memory #")
+    with pytest.raises(SystemExit) as e:
+        run("--data-dir", d, "summarize", "--since", "yesterday")
+    assert e.value.code == 2

@@ -16,7 +16,7 @@ from adapters.mcp_server import _PrintsToStderr, build_server
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"remember", "recall", "list_memories", "history", "forget"}
+TOOLS = {"remember", "recall", "context", "profile", "list_memories", "history", "forget"}
 
 
 def _params(data_dir: Path) -> StdioServerParameters:
@@ -69,6 +69,15 @@ async def _round_trip(data_dir: Path, errlog) -> None:
             bob = _data(await s.call_tool("recall", {"query": "What OS does the user use?", "user_id": "bob",
                                                      "top_k": 1}))
             assert len(bob["hits"]) == 1 and bob["hits"][0]["memory"]["id"] == bob_id
+
+            ctx = _data(await s.call_tool("context", {"query": "When is the project deadline?"}))
+            assert ctx["abstained"] is False and ctx["items"][0]["memory_id"] == new_id
+            assert f"[#{new_id}]" in ctx["text"] and "November 2" in ctx["text"]
+            none = _data(await s.call_tool("context", {"query": "What is my favourite food?", "user_id": "nobody"}))
+            assert none["abstained"] is True and "Nothing relevant is known" in none["text"]
+            assert (await s.call_tool("context", {"query": "x", "budget_chars": 10})).is_error
+            prof = _data(await s.call_tool("profile", {"user_id": "bob"}))
+            assert [i["memory_id"] for i in prof["items"]] == [bob_id] and "Arch Linux" in prof["greeting"]
 
             lst = _data(await s.call_tool("list_memories", {}))
             assert [m["id"] for m in lst["memories"]] == [new_id]
@@ -134,3 +143,13 @@ def test_prints_while_serving_go_to_stderr(capsys):
         sys.stdout = real
     out, err = capsys.readouterr()
     assert out == "" and "stray output" in err
+
+
+def test_lists_are_newest_first_in_process(engine):
+    server = build_server(engine)
+    ids = [engine.ingest(text, user_id="carol").memories[0].id
+           for text in ("I use Arch Linux.", "I live in Lisbon.", "I have a dog named Rex.")]
+    result = asyncio.run(server.call_tool("list_memories", {"user_id": "carol"}))
+    data = result[1] if isinstance(result, tuple) else result
+    data = data.structured_content if hasattr(data, "structured_content") else data
+    assert [m["id"] for m in data["memories"]] == sorted(ids, reverse=True)

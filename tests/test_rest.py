@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -61,7 +62,7 @@ def test_openapi_docs_have_examples(client):
     assert client.get("/docs").status_code == 200
     spec = client.get("/openapi.json").json()
     for path in ("/memory", "/recall", "/memories", "/memory/{memory_id}", "/memory/{memory_id}/history",
-                 "/users/{user_id}", "/health", "/export", "/import"):
+                 "/users/{user_id}", "/health", "/export", "/import", "/context", "/profile", "/session/summary"):
         assert path in spec["paths"], path
     schemas = spec["components"]["schemas"]
     assert schemas["MemoryIn"].get("examples"), "request examples missing"
@@ -212,7 +213,7 @@ def test_recall_knobs_and_history(client):
         {"query": "", "user_id": "alice"},
         {"query": "x", "top_k": 0},
         {"query": "x", "top_k": 101},
-        {"query": "x", "threshold": 2},
+        {"query": "x", "threshold": 2.5},
         {"query": "x", "alpha": -0.1},
         {"query": "x", "include_history": "maybe"},
         {"query": "x", "extra": 1},
@@ -247,7 +248,7 @@ def test_list_memories_status_and_paging(client):
 @pytest.mark.parametrize(
     "params",
     [{}, {"user_id": ""}, {"user_id": "alice", "status": "gone"}, {"user_id": "alice", "limit": 0},
-     {"user_id": "alice", "limit": 1001}, {"user_id": "alice", "offset": -1}],
+     {"user_id": "alice", "limit": 100_001}, {"user_id": "alice", "offset": -1}],
 )
 def test_list_memories_bad_input_422(client, params):
     assert client.get("/memories", params=params).status_code == 422
@@ -636,3 +637,198 @@ def test_health_shows_counts_only_with_the_key(keyed):
     assert full["counts"]["users"] == 0
     assert "counts" not in keyed.get("/health", headers={"X-API-Key": "wrong"}).json()
 
+
+
+# ------------------------------------------------------------------------------------------
+# Lists are newest first; the limits are the engine's
+# ------------------------------------------------------------------------------------------
+
+def test_lists_are_newest_first(client):
+    ids = [first_memory_id(ingest(client, text)) for text in
+           ("I use Arch Linux.", "My project deadline is October 15.", "I have a dog named Rex.")]
+    listed = [m["id"] for m in client.get("/memories", params={"user_id": "alice"}).json()["memories"]]
+    assert listed == sorted(ids, reverse=True)
+    page = client.get("/memories", params={"user_id": "alice", "limit": 1, "offset": 1}).json()["memories"]
+    assert [m["id"] for m in page] == [sorted(ids, reverse=True)[1]]
+
+
+def test_enums_and_limits_come_from_the_engine(client):
+    from engine import limits
+
+    spec = client.get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    type_enum = next(s["enum"] for s in schemas["MemoryIn"]["properties"]["type"]["anyOf"] if "enum" in s)
+    assert tuple(type_enum) == limits.MEMORY_TYPES
+    threshold = next(s for s in schemas["RecallIn"]["properties"]["threshold"]["anyOf"] if s.get("type") == "number")
+    assert (threshold["minimum"], threshold["maximum"]) == (limits.THRESHOLD_MIN, limits.THRESHOLD_MAX)
+    params = {p["name"]: p for p in spec["paths"]["/memories"]["get"]["parameters"]}
+    assert params["limit"]["schema"]["maximum"] == limits.LIST_LIMIT_MAX
+    assert tuple(params["status"]["schema"]["enum"]) == limits.STATUS_FILTERS
+    # a negative threshold is the engine's to allow (scores can be negative)
+    assert client.post("/recall", json={"query": "x", "user_id": "alice", "threshold": -0.5}).status_code == 200
+
+
+def test_export_streams_records_that_import_reads(client, engine):
+    ingest(client, "I use Arch Linux.")
+    r = client.get("/export", params={"user_id": "alice"})
+    assert r.status_code == 200
+    assert 'filename="memories-alice.jsonl"' in r.headers["content-disposition"]
+    records = [json.loads(line) for line in r.text.splitlines()]
+    assert records == [{**rec, "exported_at": records[0]["exported_at"]} if rec["kind"] == "header" else rec
+                       for rec in engine.export_records("alice")]
+    # importing into the same store names the clash instead of a raw constraint error
+    again = client.post("/import", params={"user_id": "alice"}, content=r.content, headers=NDJSON)
+    assert again.status_code == 422
+    assert "UNIQUE constraint" not in again.text
+
+
+def test_export_of_a_bad_user_id_is_422_not_a_broken_stream(client):
+    r = client.get("/export", params={"user_id": " "})
+    assert r.status_code == 422, r.text
+
+
+# ------------------------------------------------------------------------------------------
+# Chat: POST /context, GET /profile, POST /session/summary
+# ------------------------------------------------------------------------------------------
+
+def test_context_block_with_citations_and_old_facts(client):
+    ingest(client, "My project deadline is October 15.")
+    new = first_memory_id(ingest(client, "Actually, the deadline moved to November 2."))
+    r = client.post("/context", json={"query": "When is my project deadline?", "user_id": "alice"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["abstained"] is False
+    assert body["items"][0]["memory_id"] == new and body["items"][0]["status"] == "current"
+    assert f"[#{new}]" in body["text"] and "November 2" in body["text"]
+    assert all(item["line"] in body["text"] for item in body["items"])
+    old = client.post("/context", json={"query": "When is my project deadline?", "user_id": "alice",
+                                        "include_history": True}).json()
+    stale = [i for i in old["items"] if i["status"] == "old"]
+    assert stale and stale[0]["replaced_by_id"] == new and "October 15" in stale[0]["text"]
+
+
+def test_context_abstains_and_respects_the_budget(client):
+    r = client.post("/context", json={"query": "What is my favourite colour?", "user_id": "nobody"}).json()
+    assert r["abstained"] is True and r["items"] == []
+    assert "Nothing relevant is known" in r["text"]
+    for text in ("I use Arch Linux.", "I live in Lisbon.", "My project deadline is October 15.",
+                 "I have a dog named Rex.", "I work at Zalando."):
+        ingest(client, text)
+    small = client.post("/context", json={"query": "Tell me about me", "user_id": "alice", "budget_chars": 150,
+                                          "threshold": 0.0, "top_k": 5}).json()
+    assert len(small["text"]) <= 150
+    assert small["omitted"] >= 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"query": ""}, {"query": "x", "budget_chars": 10}, {"query": "x", "budget_chars": 0},
+     {"query": "x", "top_k": 0}, {"query": "x", "threshold": 9}, {"query": "x", "extra": 1}],
+)
+def test_context_bad_input_422(client, body):
+    assert client.post("/context", json=body).status_code == 422
+
+
+def test_profile_greets_with_the_most_important_facts(client):
+    ingest(client, "I live in Lisbon.")
+    ingest(client, "My project deadline is November 2.")
+    r = client.get("/profile", params={"user_id": "alice", "limit": 1})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert len(body["items"]) == 1 and body["total_current"] == 2
+    assert body["items"][0]["text"].rstrip(".").split()[-1] in body["greeting"]
+    assert client.get("/profile", params={"user_id": "alice", "limit": 0}).status_code == 422
+    assert client.get("/profile", params={"user_id": "alice", "limit": 51}).status_code == 422  # the engine's cap
+    assert client.get("/profile").status_code == 422
+    empty = client.get("/profile", params={"user_id": "nobody"}).json()
+    assert empty["items"] == [] and empty["total_current"] == 0
+
+
+def test_session_summary_by_ids_and_since(client):
+    start = ingest(client, "I live in Lisbon.")
+    end = ingest(client, "My project deadline is November 2.")
+    r = client.post("/session/summary", json={"user_id": "alice",
+                                              "message_ids": [start["message_id"], end["message_id"]]})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["by_llm"] is False
+    assert body["message_ids"] == [start["message_id"], end["message_id"]]
+    assert "Lisbon" in body["text"] and "November 2" in body["text"]
+    assert body["memory"]["type"] == "event"
+    stored = client.get(f"/memory/{body['memory']['id']}", params={"user_id": "alice"})
+    assert stored.status_code == 200
+    since = client.post("/session/summary", json={"user_id": "alice", "since": "2000-01-01T00:00:00Z"})
+    assert since.status_code == 201 and set(since.json()["message_ids"]) >= {start["message_id"]}
+    nothing = client.post("/session/summary", json={"user_id": "alice", "since": "2999-01-01T00:00:00Z"})
+    assert nothing.status_code == 200 and nothing.json()["memory"] is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{"user_id": "alice"}, {"user_id": "alice", "message_ids": [1], "since": "2026-01-01"},
+     {"user_id": "alice", "message_ids": []}, {"user_id": "alice", "since": "yesterday"},
+     {"user_id": "alice", "message_ids": [999999]}],
+)
+def test_session_summary_bad_input_422(client, body):
+    assert client.post("/session/summary", json=body).status_code == 422
+
+
+def test_session_summary_with_an_unreachable_llm_is_502_and_stores_nothing(engine, tmp_path, free_port):
+    with make_client(engine, tmp_path, llm_url=f"http://127.0.0.1:{free_port()}/v1", llm_timeout_s=5) as c:
+        msg = ingest(c, "I live in Lisbon.")
+        before = c.get("/memories", params={"user_id": "alice", "status": "all"}).json()["total"]
+        r = c.post("/session/summary", json={"user_id": "alice", "message_ids": [msg["message_id"]]})
+        assert r.status_code == 502, r.text
+        assert "LLM" in r.json()["detail"]
+        assert c.get("/memories", params={"user_id": "alice", "status": "all"}).json()["total"] == before
+
+
+def test_ingest_returns_its_trace(client):
+    ingest(client, "My project deadline is October 15.")
+    body = ingest(client, "Actually, the deadline moved to November 2.")
+    (step,) = body["trace"]
+    assert step["clause"] and step["rule"] and step["reason"]
+    assert step["action"] == "superseded" and step["superseded_ids"]
+    assert step["compared"][0]["memory_id"] == step["superseded_ids"][0]
+    assert 0.0 < step["compared"][0]["similarity"] <= 1.0
+
+
+class _SummaryLLM(BaseHTTPRequestHandler):
+    """A chat-completions endpoint that always writes the same summary, and keeps what it was asked."""
+
+    asked: list[dict] = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        _SummaryLLM.asked.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+        payload = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                       "content": "The user settled in Lisbon."}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+def test_session_summary_written_by_the_configured_llm(engine, tmp_path):
+    _SummaryLLM.asked = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _SummaryLLM)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        with make_client(engine, tmp_path, llm_url=url, llm_model="tiny", llm_timeout_s=10) as c:
+            msg = ingest(c, "I live in Lisbon.")
+            r = c.post("/session/summary", json={"user_id": "alice", "message_ids": [msg["message_id"]]})
+            assert r.status_code == 201, r.text
+            body = r.json()
+            assert body["by_llm"] is True and "The user settled in Lisbon" in body["text"]
+            assert "The user settled in Lisbon" in body["memory"]["text"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    (request,) = _SummaryLLM.asked
+    assert request["model"] == "tiny"
+    assert any("I live in Lisbon." in m["content"] for m in request["messages"])
