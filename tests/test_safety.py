@@ -57,6 +57,9 @@ def test_forget_user_leaves_no_trace_in_any_file(tmp_path, embedder):
         vector = vector_bytes(eng, result.memories[0].id)
         assert files_holding(tmp_path, marker.encode()) != []  # the test sees the text where it is
         eng.forget_user("gone")
+        # While the store is still open (a server keeps running): the WAL held the text until checkpointed.
+        assert files_holding(tmp_path, marker.encode()) == []
+        assert files_holding(tmp_path, vector) == []
     assert files_holding(tmp_path, marker.encode()) == []
     assert files_holding(tmp_path, vector) == []
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
@@ -80,6 +83,7 @@ def test_erase_removes_one_memory_and_its_message_everywhere(tmp_path, embedder)
             eng.get(gone.id)
         assert eng.get(kept.id).status == "active"
         assert eng.verify_index()["ok"]
+        assert files_holding(tmp_path, marker.encode()) == []
     assert files_holding(tmp_path, marker.encode()) == []
     assert files_holding(tmp_path, vector) == []
 
@@ -109,6 +113,7 @@ def test_erase_message_removes_the_message_and_everything_derived_from_it(tmp_pa
         assert eng.verify_index()["ok"]
         with pytest.raises(NotFoundError):
             eng.erase_message(res.message_id, user_id="ana")
+        assert files_holding(tmp_path, marker.encode()) == []
     assert files_holding(tmp_path, marker.encode()) == []
     for vector in vectors:
         assert files_holding(tmp_path, vector) == []
@@ -216,3 +221,75 @@ def test_close_releases_the_store_even_when_the_last_write_fails(tmp_path, embed
         eng.close()
     with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as again:
         assert again.count_memories("ana") == 1
+
+
+# --- The routes: REST, CLI, MCP --------------------------------------------------------------------
+
+def test_rest_restore_erase_and_rebuild(engine, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from adapters.rest import create_app
+
+    app = create_app(Settings(data_dir=tmp_path, api_key="k3y-for-safety"), engine=engine)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        # Every POST carries a JSON Content-Type, also without a body: a browser cannot send that without
+        # a CORS preflight (see BrowserGuard).
+        key = {"X-API-Key": "k3y-for-safety", "Content-Type": "application/json"}
+        first = engine.ingest("My favourite colour is green.", user_id="ana").memories[0]
+        second = engine.ingest("I live in Oslo.", user_id="ana").memories[0]
+        assert client.post("/admin/rebuild", headers={"Content-Type": "application/json"}).status_code == 401
+        assert client.post("/admin/rebuild", headers={"X-API-Key": "k3y-for-safety"}).status_code == 415
+        r = client.post("/admin/rebuild", headers=key)
+        assert r.status_code == 200 and r.json()["rebuilt_memories"] == 2, r.text
+        client.delete(f"/memory/{first.id}", params={"user_id": "ana"}, headers=key)
+        r = client.post(f"/memory/{first.id}/restore", params={"user_id": "ana"}, headers=key)
+        assert r.status_code == 200 and r.json()["status"] == "active", r.text
+        r = client.post(f"/memory/{first.id}/restore", params={"user_id": "ana"}, headers=key)
+        assert r.status_code == 422 and "not deleted" in r.json()["detail"]
+        assert client.post(f"/memory/{first.id}/erase", params={"user_id": "ben"}, headers=key).status_code == 404
+        r = client.post(f"/memory/{first.id}/erase", params={"user_id": "ana"}, headers=key)
+        assert r.status_code == 200 and r.json()["erased"] == {"memories": 1, "messages": 1}, r.text
+        r = client.post(f"/messages/{second.message_id}/erase", params={"user_id": "ana"}, headers=key)
+        assert r.status_code == 200 and r.json()["erased"] == {"memories": 1, "messages": 1}, r.text
+        assert client.post(f"/messages/{second.message_id}/erase", params={"user_id": "ana"},
+                           headers=key).status_code == 404
+    assert engine.count_memories("ana", status="all") == 0
+
+
+def test_cli_rebuild_restore_and_erase(tmp_path, embedder, monkeypatch, capsys):
+    from adapters import cli
+
+    monkeypatch.setattr(cli, "MemoryEngine", lambda settings, **kw: MemoryEngine(settings, embedder=embedder, **kw))
+    with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
+        first = eng.ingest("My favourite colour is green.", user_id="ana").memories[0]
+        second = eng.ingest("I live in Oslo.", user_id="ana").memories[0]
+        eng.delete(first.id, user_id="ana")
+    shutil.rmtree(tmp_path / "chroma")
+    base = ["--data-dir", str(tmp_path), "--user", "ana"]
+    assert cli.main([*base, "rebuild"]) == 0
+    assert "1 memories" in capsys.readouterr().out
+    assert cli.main([*base, "restore", str(first.id)]) == 0
+    assert cli.main([*base, "restore", str(first.id)]) == 2  # not deleted: bad input
+    assert cli.main([*base, "erase", str(first.id)]) == 0
+    assert cli.main([*base, "erase", str(first.id)]) == 1  # not found
+    assert cli.main([*base, "erase-message", str(second.message_id)]) == 0
+    with MemoryEngine(Settings(data_dir=tmp_path), embedder=embedder) as eng:
+        assert eng.count_memories("ana", status="all") == 0 and eng.messages("ana") == []
+
+
+def test_mcp_forget_says_soft_and_erase_really_forgets(engine):
+    import asyncio
+
+    from adapters.mcp_server import build_server
+
+    server = build_server(engine)
+    tools = {t.name: t for t in asyncio.run(server.list_tools())}
+    assert "soft delete" in tools["forget"].description.lower()
+    memory = engine.ingest("I live in Oslo.", user_id="ana").memories[0]
+    asyncio.run(server.call_tool("forget", {"memory_id": memory.id, "user_id": "ana"}))
+    assert engine.get(memory.id).status == "deleted"
+    asyncio.run(server.call_tool("restore", {"memory_id": memory.id, "user_id": "ana"}))
+    assert engine.get(memory.id).status == "active"
+    asyncio.run(server.call_tool("erase", {"memory_id": memory.id, "user_id": "ana"}))
+    with pytest.raises(NotFoundError):
+        engine.get(memory.id)
