@@ -118,6 +118,19 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the session's first moment (default: since the last summary, or every message)")
     sp.add_argument("--json", action="store_true")
 
+
+
+    sp = cmd("restore", "undo the soft delete of a memory")
+    sp.add_argument("id", type=_memory_id_arg)
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("erase", "hard-delete one memory (and its source message when nothing else came from it)")
+    sp.add_argument("id", type=_memory_id_arg)
+
+    sp = cmd("erase-message", "hard-delete one logged message and every memory derived from it")
+    sp.add_argument("id", type=_memory_id_arg, help="message id")
+
+    cmd("rebuild", "rebuild the vector and lexical indexes from SQLite (no re-embedding)")
     cmd("reembed", "re-embed every memory with the configured model (after a model change)")
     cmd("stats", "print store statistics as JSON")
 
@@ -442,6 +455,34 @@ def cmd_summarize(eng: MemoryEngine, args: argparse.Namespace) -> int:
     return EXIT_OK if summary.memory is not None else EXIT_NOTHING
 
 
+def cmd_restore(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    memory = eng.restore(args.id, user_id=args.user)
+    if args.json:
+        print(json.dumps(memory_dict(memory), ensure_ascii=False))
+    else:
+        _print_memory(memory)
+    return EXIT_OK
+
+
+def cmd_erase(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    erased = eng.erase(args.id, user_id=args.user)
+    print(f"erased memory #{args.id} ({erased['memories']} memory, {erased['messages']} message rows removed)")
+    return EXIT_OK
+
+
+def cmd_erase_message(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    erased = eng.erase_message(args.id, user_id=args.user)
+    print(f"erased message #{args.id} and {erased['memories']} memor{'y' if erased['memories'] == 1 else 'ies'} "
+          "derived from it")
+    return EXIT_OK
+
+
+def cmd_rebuild(eng: MemoryEngine, args: argparse.Namespace) -> int:
+    report = eng.rebuild_index()
+    print(f"rebuilt the index: {report['rebuilt_memories']} memories of {report['rebuilt_users']} user(s)")
+    return EXIT_OK
+
+
 def _reembed(settings: Settings) -> int:
     start = time.monotonic()
     try:
@@ -504,6 +545,7 @@ ENGINE_COMMANDS = {
     "ingest": cmd_ingest, "recall": cmd_recall, "list": cmd_list, "history": cmd_history,
     "export": cmd_export, "import": cmd_import, "stats": cmd_stats,
     "context": cmd_context, "profile": cmd_profile, "summarize": cmd_summarize,
+    "restore": cmd_restore, "erase": cmd_erase, "erase-message": cmd_erase_message, "rebuild": cmd_rebuild,
 }
 SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp}
 

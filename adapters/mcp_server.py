@@ -1,7 +1,7 @@
 """MCP server over stdio (official `mcp` SDK, v2 `MCPServer`): `memengine mcp`.
 
-Tools: remember, recall, context, profile, list_memories, history, forget. stdout carries only the protocol;
-logs and anything a library prints go to stderr.
+Tools: remember, recall, context, profile, list_memories, history, forget (soft), restore, erase (hard).
+stdout carries only the protocol; logs and anything a library prints go to stderr.
 """
 from __future__ import annotations
 
@@ -33,7 +33,10 @@ Long-term memory about the user, kept on this machine.
   it says so explicitly when nothing relevant is known.
 - Call `recall` before answering questions about the user. When it returns no hits (confidence "unknown"),
   say you do not know rather than guessing. Cite hits by their source message.
-- `history` shows how a fact changed over time; `forget` deletes one memory (soft delete).
+- `history` shows how a fact changed over time.
+- `forget` is a SOFT delete: the memory leaves recall but stays stored and `restore` brings it back.
+  When the user asks to have something really forgotten (erased), call `erase`: it removes the memory
+  and its source message from the store for good.
 """
 
 UserId = Annotated[str, Field(min_length=1, max_length=256, description="Whose memories; default \"default\".")]
@@ -124,10 +127,26 @@ def build_server(engine: MemoryEngine) -> MCPServer:
 
     @server.tool()
     def forget(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
-        """Delete one memory (soft delete: it leaves recall, the ledger keeps it as deleted)."""
+        """Soft delete of one memory: it leaves recall, but the store keeps it (status deleted) and
+        `restore` brings it back. To remove it for good, use `erase`."""
         with _engine_errors(memory_id):
             m = engine.delete(memory_id, user_id=user_id)
-        return {"status": "deleted", "memory": memory_dict(m)}
+        return {"status": "deleted", "soft": True, "memory": memory_dict(m)}
+
+    @server.tool()
+    def restore(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
+        """Undo a `forget` (soft delete). Refused when a newer value now holds the same single-valued fact."""
+        with _engine_errors(memory_id):
+            m = engine.restore(memory_id, user_id=user_id)
+        return {"status": m.status, "memory": memory_dict(m)}
+
+    @server.tool()
+    def erase(memory_id: MemoryId, user_id: UserId = "default") -> dict[str, Any]:
+        """Really forget one memory: a hard delete that leaves no copy in the store (its source message
+        goes too when nothing else was derived from it). Cannot be undone."""
+        with _engine_errors(memory_id):
+            erased = engine.erase(memory_id, user_id=user_id)
+        return {"status": "erased", "memory_id": memory_id, "erased": erased}
 
     return server
 

@@ -477,6 +477,15 @@ class DeleteOut(BaseModel):
     memory: MemoryOut
 
 
+class EraseOut(BaseModel):
+    erased: dict[str, int] = Field(description="Rows hard-deleted: memories and messages.")
+
+
+class RebuildOut(BaseModel):
+    rebuilt_users: int
+    rebuilt_memories: int
+
+
 class ForgetOut(BaseModel):
     user_id: str
     deleted: dict[str, int]
@@ -690,6 +699,29 @@ def delete_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[
             "memory": memory_dict(mem)}
 
 
+@memory_router.post("/memory/{memory_id}/restore", response_model=MemoryOut, responses=NOT_FOUND)
+def restore_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """Undo a soft delete. 422 when the memory is not deleted, or when a newer value now holds its
+    single-valued slot (delete that one first)."""
+    return memory_dict(_call(eng.restore, memory_id, user_id=user_id, not_found=_not_found(memory_id)))
+
+
+@memory_router.post("/memory/{memory_id}/erase", response_model=EraseOut, responses=NOT_FOUND)
+def erase_memory(memory_id: MemoryId, user_id: UserQuery, eng: Engine) -> dict[str, Any]:
+    """Hard delete of one memory: no copy stays in the store's files. Its source message goes too
+    when no other memory came from it. `DELETE /memory/{id}` is the soft, restorable delete."""
+    return {"erased": _call(eng.erase, memory_id, user_id=user_id, not_found=_not_found(memory_id))}
+
+
+@memory_router.post("/messages/{message_id}/erase", response_model=EraseOut, responses={
+    404: {"model": ErrorOut, "description": "No such message for this user."}})
+def erase_message(message_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Message id")], user_id: UserQuery,
+                  eng: Engine) -> dict[str, Any]:
+    """Hard delete of one logged message and of every memory derived from it."""
+    return {"erased": _call(eng.erase_message, message_id, user_id=user_id,
+                            not_found=f"Message {message_id} not found.")}
+
+
 @recall_router.post("/recall", response_model=RecallOut)
 def post_recall(body: RecallIn, eng: Engine) -> dict[str, Any]:
     """Hybrid recall over the user's active memories (plus superseded ones with
@@ -789,6 +821,12 @@ def forget_user(user_id: Annotated[str, Path(min_length=1, max_length=256)], eng
     """Forget a user: hard-deletes all their memories and messages. For ids with "/" use
     `DELETE /users?user_id=...`."""
     return _forget(eng, user_id)
+
+
+@admin_router.post("/admin/rebuild", response_model=RebuildOut, tags=["service"])
+def rebuild_index(eng: Engine) -> dict[str, Any]:
+    """Drop the vector and lexical indexes and rebuild them from SQLite (no re-embedding)."""
+    return _call(eng.rebuild_index)
 
 
 health_router = APIRouter(tags=["service"])

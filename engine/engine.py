@@ -46,13 +46,14 @@ class MemoryEngine:
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._private_store_dir()
         self._dir_lock = DirectoryLock(self.data_dir / "engine.lock")
         self._write_lock = threading.RLock()
         self._closed = False
         self.ledger: Ledger | None = None
         self.index = None
         try:
+            os.chmod(self._dir_lock.path, 0o600)
             s = self.settings
             self.ledger = Ledger(self.data_dir / DB_NAME, busy_timeout_s=s.busy_timeout_s)
             self.embedder = embedder if embedder is not None else load_embedder(s)
@@ -67,6 +68,9 @@ class MemoryEngine:
                 self.ledger.set_meta("store_id", store_id)
             self.store_id = store_id
             chroma_path = None if s.chroma_url else self.data_dir / "chroma"
+            if chroma_path is not None:
+                chroma_path.mkdir(mode=0o700, exist_ok=True)
+                os.chmod(chroma_path, 0o700)
             self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=store_id)
             self.sync = IndexSync(self.ledger, self.index, flush_at=s.vector_flush_at)
             self.vectors = MemoryVectors(self.embedder, doc_expansion=s.doc_expansion,
@@ -90,18 +94,32 @@ class MemoryEngine:
             self._dir_lock.release()
             raise
 
+    def _private_store_dir(self) -> None:
+        """The store holds people's messages: its directory is the owner's only (0700). A directory that
+        exists already is tightened only when it is a store, never some shared folder it was pointed at."""
+        existed = self.data_dir.exists()
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not existed or (self.data_dir / DB_NAME).exists():
+            os.chmod(self.data_dir, 0o700)
+
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
+        """Write what is queued and mark the shutdown clean. The store is released even when that last
+        write fails (a full disk): the next open then repairs as after a crash."""
         if self._closed:
             return
         with self._write_lock:
-            self.sync.flush()
-            self.sync.forget_applied()
-            self.ledger.set_meta("clean_shutdown", "1")
-            self.ledger.close()
-            self.index.close()
             self._closed = True
-            self._dir_lock.release()
+            try:
+                self.sync.flush()
+                self.sync.forget_applied()
+                self.ledger.set_meta("clean_shutdown", "1")
+            finally:
+                try:
+                    self.ledger.close()
+                    self.index.close()
+                finally:
+                    self._dir_lock.release()
 
     def __enter__(self) -> "MemoryEngine":
         return self
@@ -330,8 +348,101 @@ class MemoryEngine:
                 return removed
 
             memories, messages = self.sync.write(change)
-            self._speakers.forget(user_id)
+            self._after_hard_delete(user_id, purge_vectors=False)
             return {"memories": memories, "messages": messages}
+
+    def erase(self, memory_id: int, user_id: str | None = None) -> dict[str, int]:
+        """Hard delete of one memory: its row, its vector and its lineage links go. Its source message
+        goes too when no other memory was derived from it (else use erase_message). A memory it had
+        replaced is left deleted (restore brings it back), never current again on its own."""
+        self._check_open()
+        with self._write_lock:
+            memory = self._owned(memory_id, user_id)
+
+            def change(conn: Connection) -> dict[str, int]:
+                erased = self.ledger.erase_memories(conn, [memory.id], now_iso())
+                if memory.status == "active":
+                    self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
+                messages = 0
+                if memory.message_id is not None and not self.ledger.memories_of_message(conn, memory.message_id):
+                    messages = self.ledger.delete_message(conn, memory.message_id)
+                return {"memories": erased, "messages": messages}
+
+            result = self.sync.write(change)
+            self._after_hard_delete(memory.user_id)
+            return result
+
+    def erase_message(self, message_id: int, user_id: str | None = None) -> dict[str, int]:
+        """Hard delete of one source message and of every memory derived from it (see erase)."""
+        self._check_open()
+        if isinstance(message_id, bool) or not isinstance(message_id, (int, np.integer)):
+            raise ValueError(f"message id must be an integer, not {type(message_id).__name__}")
+        message_id = int(message_id)
+        expected = self._user(user_id) if user_id is not None else None
+        with self._write_lock:
+            def change(conn: Connection) -> tuple[str, int]:
+                owner = self.ledger.message_owner(conn, message_id)
+                if owner is None or (expected is not None and owner != expected):
+                    raise NotFoundError(f"no message #{message_id}")
+                derived = self.ledger.memories_of_message(conn, message_id)
+                erased = self.ledger.erase_memories(conn, [mid for mid, _ in derived], now_iso())
+                for mid, status in derived:
+                    if status == "active":
+                        self.ledger.outbox(conn, "remove", owner, mid)
+                self.ledger.delete_message(conn, message_id)
+                return owner, erased
+
+            owner, erased = self.sync.write(change)
+            self._after_hard_delete(owner)
+            return {"memories": erased, "messages": 1}
+
+    def _after_hard_delete(self, user_id: str, *, purge_vectors: bool = True) -> None:
+        """Leave no recoverable copy: rewrite the user's vectors (forget_user drops them whole), compact
+        the index files, delete the applied outbox rows and truncate the WAL, whose frames hold the rows."""
+        if purge_vectors:
+            self.sync.purge_user(user_id)
+        else:
+            self.sync.flush()
+            self.index.compact()
+        self.sync.forget_applied()
+        self.ledger.checkpoint()
+        self._speakers.forget(user_id)
+
+    def restore(self, memory_id: int, user_id: str | None = None) -> Memory:
+        """Undo a soft delete: the memory is active again (or superseded, when it had been replaced
+        before it was deleted). Refused with ValueError when its slot now holds a newer value it would
+        contradict, or when it is not deleted."""
+        self._check_open()
+        with self._write_lock:
+            memory = self._owned(memory_id, user_id)
+            if memory.status != "deleted":
+                raise ValueError(f"memory #{memory.id} is not deleted (it is {memory.status}); nothing to restore")
+            target = "superseded" if memory.replaced_by is not None else "active"
+
+            def change(conn: Connection) -> None:
+                if target == "active":
+                    self._check_restorable(conn, memory)
+                self.ledger.restore_deleted(conn, memory.id, target, now_iso())
+                if target == "active":
+                    self.ledger.outbox(conn, "add", memory.user_id, memory.id)
+
+            try:
+                self.sync.write(change)
+            except IntegrityError as exc:  # a schema invariant the checks above did not foresee
+                raise ValueError(f"cannot restore #{memory.id}: {exc}") from None
+            return self.ledger.get(memory.id)
+
+    def _check_restorable(self, conn: Connection, memory: Memory) -> None:
+        slot = (memory.user_id, memory.subject, memory.attribute)
+        holders = self.ledger.slot_active(conn, slot)
+        blocking = [m for m in holders if not memory.multi_valued or not m.multi_valued]
+        if blocking:
+            raise ValueError(
+                f"cannot restore #{memory.id}: #{blocking[0].id} ({blocking[0].text!r}) now holds its single-valued "
+                f"slot ({memory.subject}, {memory.attribute}); delete that one first")
+        same = self.ledger.slot_same_value(conn, slot, extractlib.value_key(memory.value))
+        if same is not None:
+            raise ValueError(f"cannot restore #{memory.id}: #{same.id} holds the same value already")
 
     # ------------------------------------------------------------------ export / import
     def export_records(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
@@ -363,10 +474,13 @@ class MemoryEngine:
                                                for m in memories])
         with self._write_lock:
             try:
-                return self.sync.write(lambda conn: transfer.import_records(self.ledger, messages, memories, vectors,
-                                                                            conn))
+                imported = self.sync.write(lambda conn: transfer.import_records(self.ledger, messages, memories,
+                                                                                vectors, conn))
             except IntegrityError as exc:
                 raise ValueError(transfer.conflict_message(exc)) from None
+            for user_id in {m["user_id"] for m in messages}:
+                self._speakers.forget(user_id)  # re-read with the imported speaker names on next use
+            return imported
 
     # ------------------------------------------------------------------ stats
     def stats(self) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import shutil
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Sequence
@@ -118,6 +119,43 @@ class VectorIndex:
         prefix = f"mem-{self.namespace[:12]}-"
         names = [c if isinstance(c, str) else c.name for c in self._client.list_collections()]
         return {n for n in names if n.startswith(prefix)}
+
+    # -- the index generation: a stamp the ledger holds too (see IndexSync.repair_on_open) ----------
+    def _generation_name(self) -> str:
+        return f"generation-{self.namespace[:12]}"
+
+    def generation(self) -> str | None:
+        try:
+            col = self._client.get_collection(self._generation_name(), embedding_function=None)
+        except Exception:  # chroma raises NotFoundError / ValueError depending on the backend
+            return None
+        return (col.metadata or {}).get("generation")
+
+    def set_generation(self, generation: str) -> None:
+        with self._lock:
+            try:
+                self._client.delete_collection(self._generation_name())
+            except Exception:  # not there yet
+                pass
+            self._client.create_collection(self._generation_name(), embedding_function=None,
+                                           metadata={"generation": generation})
+
+    def compact(self) -> None:
+        """Rewrite the embedded index's SQLite file without its free pages, where deleted vectors stay
+        readable otherwise. A Chroma server manages its own files."""
+        if self.path is None:
+            return
+        db = self.path / "chroma.sqlite3"
+        if not db.exists():
+            return
+        with self._lock:
+            conn = sqlite3.connect(str(db), timeout=30)
+            try:
+                conn.execute("PRAGMA secure_delete=ON")
+                conn.execute("VACUUM")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                conn.close()
 
     def close(self) -> None:
         """Release Chroma's handles on the store (its in-process cache keeps them otherwise)."""

@@ -18,13 +18,62 @@ from .storage import Ledger
 from .sync import IndexSync, lexical_document
 
 
+_WORD = re.compile(r"\w+")
+
+
+class NameIndex:
+    """Names found in a text in bounded work: the names are filed under their first word (lowercased),
+    so a text is tokenised once and only the names filed under one of its words are compared, however
+    many names there are (a regex per name costs seconds per query at 20,000 speakers).
+
+    A name matches where it appears whole, case-insensitively, not inside a longer word: what
+    `(?<!\w)name(?!\w)` with IGNORECASE matches. A name without any word character is never found.
+    """
+
+    def __init__(self, names=()):
+        self._by_first: dict[str, dict[str, int]] = {}  # first word -> {name: offset of that word in the name}
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> None:
+        first = _WORD.search(name)
+        if first is not None:
+            self._by_first.setdefault(first.group().lower(), {})[name] = first.start()
+
+    def candidates(self, text: str) -> list[tuple[str, int, int]]:
+        """(name, position of its first word in the text, offset) for every name worth comparing."""
+        out = []
+        for word in _WORD.finditer(text):
+            for name, offset in self._by_first.get(word.group().lower(), {}).items():
+                out.append((name, word.start(), offset))
+        return out
+
+    def find(self, text: str) -> set[str]:
+        found = set()
+        lowered = text.lower()
+        for name, at, offset in self.candidates(text):
+            start, end = at - offset, at - offset + len(name)
+            if start < 0 or lowered[start:end] != name.lower():
+                continue
+            if (start > 0 and _is_word_char(text[start - 1])) or (end < len(text) and _is_word_char(text[end])):
+                continue
+            found.add(name)
+        return found
+
+
+def _is_word_char(char: str) -> bool:
+    return bool(_WORD.match(char))
+
+
 class SpeakerCache:
-    """Per user: the speakers their messages named (read once from the ledger, then kept current)."""
+    """Per user: the speakers their messages named (read once from the ledger, then kept current), and
+    an index of those names and their first words (see NameIndex)."""
 
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
         self._lock = threading.Lock()
         self._known: dict[str, set[str]] = {}
+        self._indexes: dict[str, tuple[NameIndex, NameIndex]] = {}
 
     def get(self, user_id: str) -> set[str]:
         with self._lock:
@@ -32,17 +81,37 @@ class SpeakerCache:
         if known is None:
             known = self.ledger.speakers(user_id)
             with self._lock:
-                self._known[user_id] = known
+                known = self._known.setdefault(user_id, known)
         return known
+
+    def indexes(self, user_id: str) -> tuple[NameIndex, NameIndex]:
+        """(full names, first names of two or more characters) of the user's speakers."""
+        known = self.get(user_id)
+        with self._lock:
+            pair = self._indexes.get(user_id)
+            if pair is None:
+                pair = (NameIndex(known), NameIndex(_first_names(known)))
+                self._indexes[user_id] = pair
+            return pair
 
     def add(self, user_id: str, speaker: str) -> None:
         with self._lock:
             if user_id in self._known:  # an unread user is read whole on first use
                 self._known[user_id].add(speaker)
+                pair = self._indexes.get(user_id)
+                if pair is not None:
+                    pair[0].add(speaker)
+                    for first in _first_names([speaker]):
+                        pair[1].add(first)
 
     def forget(self, user_id: str) -> None:
         with self._lock:
             self._known.pop(user_id, None)
+            self._indexes.pop(user_id, None)
+
+
+def _first_names(names) -> set[str]:
+    return {name.split()[0] for name in names if name.split() and len(name.split()[0]) >= 2}
 
 
 class Recall:
@@ -117,14 +186,15 @@ class Recall:
     def _alias_names(self, user_id: str, query: str) -> str:
         """Memories are embedded with their person as "User" (see extract.embedding_text); a question
         that names that person ("What does Sam do?", "Where did Maya go?") is asked about "the user"
-        too, so the name, which every memory of theirs shares, does not decide the match."""
-        names = self.ledger.active_names(user_id) | self.speakers.get(user_id)
-        for name in sorted(names, key=len, reverse=True):
-            first = name.split()[0] if name.split() else ""
-            for alias in dict.fromkeys((name, first)):
-                if len(alias) >= 2:
-                    query = re.sub(rf"(?<!\w){re.escape(alias)}'s(?!\w)", "the user's", query, flags=re.IGNORECASE)
-                    query = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", "the user", query, flags=re.IGNORECASE)
+        too, so the name, which every memory of theirs shares, does not decide the match. Only the names
+        the query contains are substituted (found through the speaker index, see NameIndex)."""
+        full, first = self.speakers.indexes(user_id)
+        own = self.ledger.active_names(user_id)  # at most three: compared directly
+        aliases = full.find(query) | first.find(query) | NameIndex(own | _first_names(own)).find(query)
+        for alias in sorted(aliases, key=len, reverse=True):
+            if len(alias) >= 2:
+                query = re.sub(rf"(?<!\w){re.escape(alias)}'s(?!\w)", "the user's", query, flags=re.IGNORECASE)
+                query = re.sub(rf"(?<!\w){re.escape(alias)}(?!\w)", "the user", query, flags=re.IGNORECASE)
         return query
 
     def _about_named_people(self, user_id: str, query: str, candidates: list[Hit]) -> list[Hit]:
@@ -133,15 +203,16 @@ class Recall:
         speakers = self.speakers.get(user_id)
         if len(speakers) < 2:
             return candidates
-        named = {name for name in speakers if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query, re.IGNORECASE)}
+        named = self.speakers.indexes(user_id)[0].find(query)
         if not named:
             return candidates
+        mentioned = NameIndex(named)
 
         def about_them(hit: Hit) -> bool:
             speaker = hit.memory.speaker
             if speaker is None or speaker in named:
                 return True
-            return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", hit.memory.text, re.IGNORECASE) for n in named)
+            return bool(mentioned.find(hit.memory.text))
 
         return [h for h in candidates if about_them(h)]
 

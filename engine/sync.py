@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from typing import Any, Callable
 
 import numpy as np
@@ -53,28 +54,37 @@ class IndexSync:
         report: dict[str, Any] = {"outbox_replayed": 0, "users_repaired": 0, "checked": False}
         clean = self.ledger.get_meta("clean_shutdown") == "1"
         self.ledger.set_meta("clean_shutdown", "0")
+        # The index generation is written to SQLite and to the index together; an index that lost it
+        # (its directory deleted while the store was closed, a fresh Chroma server) is rebuilt even after
+        # a clean shutdown. One lookup per open, whatever the number of users.
+        generation = self.ledger.get_meta("index_generation")
+        index_lost = generation is not None and self.index.generation() != generation
         pending = self.ledger.pending_outbox()
         self._outbox_seen = pending[-1].id if pending else 0
         if pending:
             self.apply(pending)
             report["outbox_replayed"] = len(pending)
-        if index_rebuilt:
+        if index_rebuilt or index_lost:
             report.update(self.rebuild())
             report["checked"] = True
-        elif not clean or pending:
+            report["index_lost"] = index_lost
+        elif not clean or pending or generation is None:
             fixed = self.verify_and_fix(fix=True)
             report["users_repaired"] = len(fixed["users_fixed"])
             report["checked"] = True
-        if report["outbox_replayed"] or report["users_repaired"]:
+        if report["checked"] or generation is None:
+            generation = uuid.uuid4().hex
+            self.index.set_generation(generation)  # index first: a crash in between means one more rebuild
+            self.ledger.set_meta("index_generation", generation)
+        if report["outbox_replayed"] or report["users_repaired"] or report.get("index_lost"):
             log.warning("index repaired on open: %s", report)
         return report
 
     def new_rows(self, conn: Connection) -> list[OutboxRow]:
-        """Outbox rows written since the last call (older ones are queued or applied already)."""
-        rows = self.ledger.pending_outbox(self._outbox_seen, conn)
-        if rows:
-            self._outbox_seen = rows[-1].id
-        return rows
+        """Outbox rows written since the last committed change (older ones are queued or applied already).
+        The cursor moves in `write`, after the COMMIT: a COMMIT that fails rolls the rows and their ids
+        back, and the next change reuses those ids."""
+        return self.ledger.pending_outbox(self._outbox_seen, conn)
 
     def take_applied(self) -> list[int]:
         """Outbox rows Chroma has applied, for the next write transaction to delete."""
@@ -152,9 +162,24 @@ class IndexSync:
                 self.ledger.delete_outbox(conn, applied)
             result = change(conn)
             pending = self.new_rows(conn)
+        if pending:
+            self._outbox_seen = max(self._outbox_seen, pending[-1].id)
         # Committed: SQLite is the truth now. A crash before the indexes catch up is repaired on open.
         self.apply(pending, defer=defer)
         return result
+
+    def purge_user(self, user_id: str) -> None:
+        """Rewrite one user's vector collection from SQLite and compact the index's files: a removed
+        vector is otherwise only marked deleted in Chroma's HNSW files and left on its SQLite free pages."""
+        with self.lock:
+            self._flush_locked()
+            self.index.drop_user(user_id)
+            ids = sorted(memory_id for memory_id, _, _ in self.ledger.active_texts(user_id))
+            for start in range(0, len(ids), 2000):
+                chunk = ids[start:start + 2000]
+                vectors = self.ledger.embeddings(chunk)
+                self.index.add(user_id, chunk, np.stack([vectors[i] for i in chunk]))
+            self.index.compact()
 
     # -- reading -------------------------------------------------------------------------------
     def nearest(self, user_id: str, vector: np.ndarray, n: int) -> dict[int, float]:

@@ -54,7 +54,10 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[str, object]]:
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict[str, Any]]) -> int:
     lines = 0
-    with open(path, "w", encoding="utf-8") as out:
+    # An export holds people's messages: readable by its owner only, also when it overwrites a file.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.chmod(path, 0o600)
+    with open(fd, "w", encoding="utf-8") as out:
         for record in records:
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             lines += 1

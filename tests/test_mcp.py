@@ -16,7 +16,7 @@ from adapters.mcp_server import _PrintsToStderr, build_server
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"remember", "recall", "context", "profile", "list_memories", "history", "forget"}
+TOOLS = {"remember", "recall", "context", "profile", "list_memories", "history", "forget", "restore", "erase"}
 
 
 def _params(data_dir: Path) -> StdioServerParameters:

@@ -582,3 +582,23 @@ def test_serve_closes_the_store_cleanly_on_sigterm(tmp_path, free_port):
         assert conn.execute("SELECT COUNT(*) FROM index_outbox").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+# --- forgetting leaves no trace (issue 12, Medium 4; the engine-level variants are in test_safety.py) ---
+
+def test_forget_over_rest_leaves_no_trace_in_any_file_of_the_running_store(engine, tmp_path):
+    """The marker grep, through the REST route a user would call, while the server keeps the store open:
+    no file under the data directory (db, WAL, SHM, lock, Chroma's SQLite and HNSW files) holds the text."""
+    marker = b"Xyzzyforgetmarker"
+    engine.ingest("I live in Lisbon.", user_id="bob")
+    for n in range(20):
+        engine.ingest(f"My hobby number {n} is {marker.decode()}{n}.", user_id="alice")
+    files = [p for p in engine.data_dir.rglob("*") if p.is_file()]
+    assert any(marker in p.read_bytes() for p in files)  # the grep sees the text where it is
+    with _rest_client(engine, tmp_path) as client:
+        r = client.delete("/users", params={"user_id": "alice"})
+        assert r.status_code == 200 and r.json()["deleted"]["memories"] >= 20, r.text
+        holding = [str(p) for p in engine.data_dir.rglob("*") if p.is_file() and marker in p.read_bytes()]
+        assert holding == []
+        assert client.post("/recall", json={"query": "Where do I live?", "user_id": "bob"}).json()["hits"]
+    assert engine.verify_index()["ok"]

@@ -7,6 +7,7 @@ Every SQL statement of the engine is in this package.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -49,11 +50,24 @@ def blob_to_vector(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+def private_files(db_path: Path) -> None:
+    """The database and its WAL/SHM are readable by their owner only. SQLite gives the WAL and SHM the
+    database file's mode, so creating that file 0600 first covers the others; older stores are fixed here."""
+    if not db_path.exists():
+        os.close(os.open(db_path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.chmod(f"{db_path}{suffix}", 0o600)
+        except FileNotFoundError:
+            pass
+
+
 class Ledger:
     """One SQLite connection shared by the engine's threads behind a lock."""
 
     def __init__(self, path: Path, *, busy_timeout_s: float = 30.0):
         self.path = path
+        private_files(path)
         self._conn = sqlite3.connect(
             str(path), timeout=busy_timeout_s, check_same_thread=False, isolation_level=None
         )
@@ -63,6 +77,7 @@ class Ledger:
             c.execute(pragma)
         c.execute(schema.SET_BUSY_TIMEOUT.format(millis=int(busy_timeout_s * 1000)))
         self._migrate()
+        private_files(path)  # the WAL and SHM files exist now
 
     # -- plumbing --------------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -94,7 +109,20 @@ class Ledger:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except BaseException:
+                # A COMMIT that fails (disk full, a deferred foreign key) may leave the transaction open;
+                # end it, or every later BEGIN fails too.
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+
+    def checkpoint(self) -> None:
+        """Move the WAL into the database file and truncate it (after a hard delete: the WAL's old
+        frames still hold the deleted rows)."""
+        with self.lock:
+            self._conn.execute(schema.CHECKPOINT_TRUNCATE).fetchall()
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         with self.lock:
@@ -306,6 +334,11 @@ class Ledger:
         memories = self._get_in(conn, [r[0] for r in rows])
         return [(m, blob_to_vector(blob)) for m, (_, blob) in zip(memories, rows)]
 
+    def slot_active(self, conn: sqlite3.Connection, slot: tuple[str, str, str], limit: int = 2) -> list[Memory]:
+        """Up to `limit` active memories of the slot."""
+        rows = conn.execute(f"SELECT id FROM memories WHERE {self._SLOT} ORDER BY id LIMIT ?", (*slot, limit)).fetchall()
+        return self._get_in(conn, [r[0] for r in rows])
+
     def slot_others(self, conn: sqlite3.Connection, slot: tuple[str, str, str], message_id: int,
                     limit: int = 2) -> list[Memory]:
         """Up to `limit` active memories of the slot from other messages: 0, 1 or "more" is all the
@@ -368,6 +401,43 @@ class Ledger:
         messages = conn.execute("DELETE FROM messages WHERE user_id = ?", (user_id,)).rowcount
         conn.execute("DELETE FROM index_outbox WHERE user_id = ?", (user_id,))
         return memories, messages
+
+    @staticmethod
+    def erase_memories(conn: sqlite3.Connection, ids: Sequence[int], at: str) -> int:
+        """Hard-delete memories (the lineage links to them go with them: the foreign keys set them NULL).
+        A memory one of them had replaced becomes 'deleted': it must not come back as current on its own,
+        and a superseded row needs its replacement (restore can bring it back)."""
+        ids = list(ids)
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        conn.execute(f"UPDATE memories SET status = 'deleted', replaced_by = NULL, updated_at = ? "
+                     f"WHERE status = 'superseded' AND replaced_by IN ({marks}) AND id NOT IN ({marks})",
+                     (at, *ids, *ids))
+        return conn.execute(f"DELETE FROM memories WHERE id IN ({marks})", ids).rowcount
+
+    @staticmethod
+    def message_owner(conn: sqlite3.Connection, message_id: int) -> str | None:
+        row = conn.execute("SELECT user_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return row[0] if row else None
+
+    @staticmethod
+    def memories_of_message(conn: sqlite3.Connection, message_id: int) -> list[tuple[int, str]]:
+        """(id, status) of every memory derived from one message."""
+        return conn.execute("SELECT id, status FROM memories WHERE message_id = ? ORDER BY id",
+                            (message_id,)).fetchall()
+
+    @staticmethod
+    def delete_message(conn: sqlite3.Connection, message_id: int) -> int:
+        return conn.execute("DELETE FROM messages WHERE id = ?", (message_id,)).rowcount
+
+    @staticmethod
+    def restore_deleted(conn: sqlite3.Connection, memory_id: int, status: str, at: str) -> None:
+        """A soft-deleted memory back to `status` (active, or superseded when it still has its replacement)."""
+        cur = conn.execute("UPDATE memories SET status = ?, updated_at = ? WHERE id = ? AND status = 'deleted'",
+                           (status, at, memory_id))
+        if cur.rowcount != 1:
+            raise sqlite3.IntegrityError(f"memory {memory_id} is no longer deleted")
 
     # -- vectors -----------------------------------------------------------------------------------
     def embedding_inputs(self) -> list[tuple[int, str, str | None, str, str]]:

@@ -73,7 +73,12 @@ CONNECTION_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=FULL",  # an acknowledged write survives a crash or power cut
     "PRAGMA foreign_keys=ON",
+    # Deleted rows are overwritten with zeros, not left on free pages: a forgotten user stays forgotten
+    # (some SQLite builds default this on, others do not).
+    "PRAGMA secure_delete=ON",
 )
+# Copy the WAL into the database and cut it to zero bytes: its frames still hold deleted rows.
+CHECKPOINT_TRUNCATE = "PRAGMA wal_checkpoint(TRUNCATE)"
 GET_SCHEMA_VERSION = "PRAGMA user_version"
 SET_SCHEMA_VERSION = "PRAGMA user_version={number}"
 SET_BUSY_TIMEOUT = "PRAGMA busy_timeout={millis}"
