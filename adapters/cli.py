@@ -118,8 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the session's first moment (default: since the last summary, or every message)")
     sp.add_argument("--json", action="store_true")
 
-
-
     sp = cmd("restore", "undo the soft delete of a memory")
     sp.add_argument("id", type=_memory_id_arg)
     sp.add_argument("--json", action="store_true")
