@@ -104,11 +104,6 @@ def bench_work(job: jobkit.Job, *, cases: list[dict], embedder, overrides: dict,
     return str(runs.save(with_inputs(report, cases), store, "run", f"{split}-{runs.settings_tag(overrides)}"))
 
 
-def _cancel_job(kind: str) -> None:
-    if jobs.cancel(kind):
-        st.toast("Cancelling: the run stops after the current step.", icon=":material/cancel:")
-
-
 def job_panel(kind: str, noun: str, view_key: str) -> None:
     """The kind's running job (progress, ETA, cancel; polled every second), or how its last job ended."""
     job = jobs.current(kind)
@@ -124,9 +119,11 @@ def job_panel(kind: str, noun: str, view_key: str) -> None:
                 p1, p2 = st.columns([5, 1], vertical_alignment="center")
                 p1.progress(live.fraction, text=f"{noun} running in the background ({live.label}): "
                                                 f"{live.done} / {live.total or '?'} · {live.text} · "
-                                                f"{jobkit.format_eta(live.eta())}")
-                p2.button("Cancel", key=f"{kind}_cancel", icon=":material/cancel:", on_click=_cancel_job,
-                          args=(kind,), width="stretch", help="Stop after the current step; nothing is saved")
+                                                + ("cancelling after the current step…" if live.cancelled
+                                                   else jobkit.format_eta(live.eta())))
+                p2.button("Cancel", key=f"{kind}_cancel", icon=":material/cancel:", on_click=jobs.cancel,
+                          args=(kind,), disabled=live.cancelled, width="stretch",
+                          help="Stop after the current step; nothing is saved")
                 st.caption("It keeps running if you leave this page; come back to see it here.")
 
         progress()
