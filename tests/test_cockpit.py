@@ -565,6 +565,22 @@ def test_ledger_table_filters_and_lineage(store):
     assert "2 versions in this chain, oldest first." in joined(at.caption)
 
 
+def test_ledger_arrow_links_walk_the_chain_even_off_the_page(store):
+    prefill(store, ["My project deadline is October 15.", "Actually, the deadline moved to November 2."])
+    at = start("ledger")
+    at.selectbox(key="ledger_status").set_value("superseded").run()   # only #1 is listed
+    assert list(frame(at, "ledger_table")["id"]) == [1]
+    at.selectbox(key="ledger_pick").select(1).run()
+    assert at.button(key="ledger_goto_next").label == "→ #2"
+    at.button(key="ledger_goto_next").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="ledger_pick").value == 2   # opened, though the filter hides it from the table
+    assert "**Project deadline is November 2.**" in joined(at.markdown)
+    assert "Actually, the deadline moved to November 2." in joined(at.caption)   # the full source message
+    at.button(key="ledger_goto_prev::1").click().run()
+    assert at.selectbox(key="ledger_pick").value == 1
+
+
 def test_ledger_pagination(store):
     prefill(store, [f"I visited city number {n} last year." for n in range(30)])
     at = start("ledger")
