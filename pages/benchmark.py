@@ -148,11 +148,12 @@ if st.session_state.get("bench_replay_error"):
 
 # ---------------------------------------------------------------- run
 # (session key, Settings field, label, min, max, step): the knobs a run can override, no restart needed
+# Short labels so five fit in a row at 1024 px; the Settings field name is the input's help.
 RUN_KNOBS = (
     ("bench_set_threshold", "threshold", "Threshold", 0.0, 1.0, 0.01),
     ("bench_set_alpha", "alpha", "Alpha", 0.0, 1.0, 0.01),
-    ("bench_set_importance", "importance_weight", "Importance weight", 0.0, 1.0, 0.01),
-    ("bench_set_margin", "companion_margin", "Companion margin", 0.0, 0.5, 0.01),
+    ("bench_set_importance", "importance_weight", "Importance", 0.0, 1.0, 0.01),
+    ("bench_set_margin", "companion_margin", "Margin", 0.0, 0.5, 0.01),
     ("bench_set_top_k", "top_k", "Top-k", 1, 100, 1),
 )
 carried = st.session_state.pop("bench_overrides", None)  # set by the Recall page's "Benchmark these settings"
@@ -174,18 +175,21 @@ def _engine_defaults() -> None:
 
 
 with st.container(border=True):
-    c1, c2, c3 = st.columns([1.2, 2.6, 1], vertical_alignment="bottom")
+    c1, c2 = st.columns([1, 1.6], vertical_alignment="bottom")
     split = c1.segmented_control("Split", SPLITS, key="bench_split", default="dev", persist_state="session") or "dev"
     c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}`"
                + (" · settings carried over from **Recall**" if st.session_state.get("bench_carried") else ""))
-    go = c3.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:", width="stretch")
-    cols = st.columns([1, 1, 1, 1, 1, 0.9], vertical_alignment="bottom")
+    cols = st.columns(len(RUN_KNOBS), vertical_alignment="bottom")
     overrides = {}
     for col, (key, field_name, label, lo, hi, step) in zip(cols, RUN_KNOBS):
         overrides[field_name] = col.number_input(label, min_value=lo, max_value=hi, step=step, key=key,
-                                                 format="%d" if isinstance(step, int) else "%.2f")
-    cols[-1].button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
-                    width="stretch", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
+                                                 format="%d" if isinstance(step, int) else "%.2f",
+                                                 help=f"Settings.{field_name} (MEMENGINE_{field_name.upper()})")
+    actions = st.container(horizontal=True)
+    go = actions.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:",
+                        width="content")
+    actions.button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
+                   width="content", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
 
 if go:
     cases = load_for(split)
@@ -459,14 +463,15 @@ def locomo_work(job: jobkit.Job, *, samples: list[dict], embedder, overrides: di
 
 
 with st.container(border=True):
-    l1, l2, l3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     st.session_state.setdefault("locomo_path", str(locomo_view.default_path()))
-    locomo_path = l1.text_input("LoCoMo-format file", key="locomo_path",
+    locomo_path = st.text_input("LoCoMo-format file", key="locomo_path",
                                 help="A path on the machine running the cockpit, e.g. ../shared/data/locomo10.json; "
                                      "relative paths start where the cockpit was launched.")
-    locomo_limit = l2.number_input("Limit conversations", min_value=1, max_value=1000, value=2, step=1,
-                                   key="locomo_limit")
-    locomo_go = l3.button("Run LoCoMo", key="locomo_run", icon=":material/play_arrow:", width="stretch")
+    l_row = st.container(horizontal=True, vertical_alignment="bottom")
+    locomo_limit = l_row.number_input("Limit conversations", min_value=1, max_value=1000, value=2, step=1,
+                                      key="locomo_limit", width=180,
+                                      help="Only the first N conversations of the file (LoCoMo-10 has 10)")
+    locomo_go = l_row.button("Run LoCoMo", key="locomo_run", icon=":material/play_arrow:", width="content")
     st.caption("Every turn is ingested as its conversation's user; each question is recalled once and scored two "
                "ways: ranking (is the evidence turn in the top k at all) and served (what the engine hands a "
                f"chatbot at its threshold). Uses the run settings above ({runs.settings_tag(overrides)}).")

@@ -118,7 +118,7 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]"}
 @pytest.fixture(scope="module")
 def browser_log():
     """Console errors, page errors and every request to a host that is not the loopback, for the module."""
-    return {"console": [], "external": [], "not_found": []}
+    return {"console": [], "external": [], "failed": []}
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def page(browser, server, browser_log):
             browser_log["external"].append(req.url)
 
     pg.on("request", on_request)
-    pg.on("response", lambda r: browser_log["not_found"].append(r.url) if r.status == 404 else None)
+    pg.on("response", lambda r: browser_log["failed"].append(f"{r.status} {r.url}") if r.status >= 400 else None)
     pg.set_default_timeout(ACTION_MS)
     # The fresh server's first request is a deep link: it must land on that page, through the router
     # (router navigation and the shared sidebar), not on Streamlit's bare legacy pages/ mode.
@@ -151,11 +151,18 @@ def page(browser, server, browser_log):
         ctx.close()
 
 
+# True once no script run is running or requested and no element is left stale from the previous run.
+IDLE = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
+    && !document.querySelector('[data-testid="stStatusWidget"]')
+    && !document.querySelector('[data-stale="true"]');
+}"""
+
+
 def settle(pg) -> None:
-    """Wait until the script run finished (Streamlit's running indicator is gone)."""
-    pg.wait_for_timeout(300)
-    pg.locator('[data-testid="stStatusWidget"]').wait_for(state="detached")
-    pg.wait_for_timeout(300)
+    """Wait until the script run finished: a condition on the page, no fixed sleep."""
+    pg.wait_for_function(IDLE)
 
 
 def shoot(pg, shots: list[Path], name: str) -> None:
@@ -166,7 +173,7 @@ def shoot(pg, shots: list[Path], name: str) -> None:
         "[data-testid=\"stMainBlockContainer\"]')].map(e => e.scrollHeight), 900)"
     )
     pg.set_viewport_size({"width": WIDTH, "height": min(int(height) + 40, 8000)})
-    pg.wait_for_timeout(500)
+    settle(pg)
     first = shots[0] / f"{name}.png"
     pg.screenshot(path=str(first), full_page=True)
     for d in shots[1:]:
@@ -329,9 +336,8 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     pg.get_by_text("settings carried over from Recall").first.wait_for()
     settle(pg)
     pg.get_by_role("button", name="Run benchmark").click()
-    deadline = time.monotonic() + ACTION_MS / 1000
-    while not list((server["store"] / "runs").glob("run-*-m0.30-k1.json")) and time.monotonic() < deadline:
-        pg.wait_for_timeout(500)
+    # the run goes on in the background; when it ends the page selects it (the Run box shows its settings tag)
+    pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for()
     settle(pg)
     newest = sorted((server["store"] / "runs").glob("run-*.json"))[-1]
     assert newest.name.endswith("-m0.30-k1.json"), newest.name   # the knobs are in the run's name
@@ -345,3 +351,97 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     expect(table).to_contain_text("≠ changed")
     assert_no_exception(pg)
     shoot(pg, shots, "9-benchmark-compare-settings")
+
+
+def pick_user(pg, name: str) -> None:
+    """Switch the sidebar's user (creating it when new) and wait for the page to follow."""
+    box = pg.locator('[data-testid="stSelectbox"]', has_text="Work as user")
+    box.locator("input").click()
+    options = pg.get_by_role("option", name=name, exact=True)
+    if options.count():
+        options.click()
+    else:
+        pg.get_by_role("option", name="New user…").click()
+        settle(pg)
+        pg.get_by_role("textbox", name="New user id").fill(name)
+        pg.get_by_role("button", name="Use this user").click()
+    expect(box).to_contain_text(name)
+    settle(pg)
+
+
+def download_export(pg) -> list[dict]:
+    with pg.expect_download() as info:
+        pg.get_by_role("button", name="Download .jsonl").click()
+    return [json.loads(line) for line in Path(info.value.path()).read_text().splitlines()]
+
+
+def click_row(pg, table, row: int) -> None:
+    """Select a row of an st.dataframe (a canvas grid): click its row marker, left of the first cell."""
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    header = row_height = 35  # Streamlit's default grid row height, the header row included
+    pg.mouse.click(box["x"] + 12, box["y"] + header + row_height * row + row_height / 2)
+
+
+def test_ledger_after_switching_users(page, shots):
+    pg = page
+    pick_user(pg, "emile")
+    go(pg, "Ingest")
+    pg.get_by_role("textbox", name="Message", exact=True).fill("I live in Lyon.")
+    pg.get_by_role("button", name="Ingest message").click()
+    pg.get_by_text("“I live in Lyon.”").first.wait_for()
+    settle(pg)
+
+    go(pg, "Ledger & lineage")
+    export = pg.locator('[data-testid="stSelectbox"]', has_text="Export")
+    expect(export).to_contain_text("emile's memories")
+    records = download_export(pg)
+    assert {r["user_id"] for r in records if r["kind"] == "memory"} == {"emile"}
+    assert any("Lyon" in r["text"] for r in records if r["kind"] == "memory")
+
+    # back to the first user: the export's label and content follow, with no stale widget left over
+    pick_user(pg, "default")
+    expect(export).to_contain_text("default's memories")
+    records = download_export(pg)
+    users = {r["user_id"] for r in records if r["kind"] == "memory"}
+    assert users == {"default"}, users
+
+    # clicking a row opens that memory's lineage: the inspector follows the clicked row
+    table = pg.locator('[data-testid="stDataFrame"]').first
+    inspect = pg.locator('[data-testid="stSelectbox"]', has_text="Memory to inspect")
+    first = inspect.inner_text()   # the first row is inspected until another is clicked
+    click_row(pg, table, 1)
+    expect(inspect).not_to_have_text(first)
+    settle(pg)
+    second = inspect.inner_text()
+    picked = second.split("\n")[-1].split(" · ")[0]   # "#3"
+    expect(pg.locator('[data-testid="stGraphVizChart"] svg')).to_contain_text(f"{picked} ·")
+    click_row(pg, table, 0)
+    expect(inspect).to_have_text(first)
+    settle(pg)
+    assert_no_exception(pg)
+    shoot(pg, shots, "10-ledger-after-user-switch")
+
+
+# Streamlit's own frontend, on a page loaded at a sub-path (a deep link such as /ledger), first probes
+# <sub-path>/_stcore/health and /_stcore/host-config, gets 404, then uses the root (streamlit/streamlit#7074,
+# open upstream). Those two probes, and only those, are expected; the app itself must cause no failure.
+UPSTREAM_DEEP_LINK_PROBES = ("/_stcore/health", "/_stcore/host-config")
+
+
+def test_every_page_without_console_errors_or_foreign_requests(page, browser_log, server):
+    pg = page
+    for title in ("Recall", "Chat", "Ingest", "Ledger & lineage", "Canonical test", "Benchmark"):
+        go(pg, title)
+        assert_no_exception(pg)
+    known = [f for f in browser_log["failed"]
+             if f.startswith("404 ") and f.endswith(UPSTREAM_DEEP_LINK_PROBES)
+             and urlparse(f.split(" ", 1)[1]).path.count("/") == 3]
+    unexpected = [f for f in browser_log["failed"] if f not in known]
+    assert unexpected == [], unexpected
+    errors = list(browser_log["console"])
+    for _ in known:  # each known probe logs one "Failed to load resource" line
+        errors.remove(next(e for e in errors if e.startswith("Failed to load resource")))
+    assert errors == [], errors
+    assert browser_log["external"] == [], browser_log["external"]
+    assert len(known) <= 2, known   # only the fixture's one deep link (/ledger) may cause them
