@@ -111,7 +111,7 @@ class JobRegistry:
             job.status = CANCELLED if job.cancelled else DONE
         except JobCancelled:
             job.status = CANCELLED
-        except Exception as exc:  # a failed job is reported on the page, never lost in a thread
+        except BaseException as exc:  # reported on the page, never lost in a thread (not even a BaseException)
             job.error = f"{type(exc).__name__}: {exc}"
             job.status = FAILED
         finally:

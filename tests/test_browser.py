@@ -25,6 +25,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 WIDTH = 1400
 STARTUP_S = 120        # server start (torch import) on a busy 2-core machine
 ACTION_MS = 180_000    # first script run loads the model; later ones are fast
+JOB_MS = 900_000       # a background benchmark run: ~1 min for 3 cases on a quiet machine, far more when loaded
 
 TINY_CASES = [
     {"id": "b-01", "category": "direct_facts", "split": "dev", "messages": ["I use Arch Linux."],
@@ -266,7 +267,8 @@ def test_benchmark_on_tiny_cases(page, shots, server):
     pg = page
     go(pg, "Benchmark")
     pg.get_by_role("button", name="Run benchmark").click()
-    pg.locator('[data-testid="stMetric"]', has_text="Accuracy").first.wait_for()
+    pg.get_by_text("running in the background").first.wait_for()   # the run is a background job
+    pg.locator('[data-testid="stMetric"]', has_text="Accuracy").first.wait_for(timeout=JOB_MS)
     settle(pg)
     expect(pg.locator('[data-testid="stMetric"]', has_text="Accuracy")).to_contain_text("100.0%")
     expect(pg.locator('[data-testid="stMetric"]', has_text="Unknown rejection")).to_contain_text("100.0%")
@@ -337,7 +339,7 @@ def test_run_with_recall_settings_compared_with_another(page, shots, server):
     settle(pg)
     pg.get_by_role("button", name="Run benchmark").click()
     # the run goes on in the background; when it ends the page selects it (the Run box shows its settings tag)
-    pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for()
+    pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for(timeout=JOB_MS)
     settle(pg)
     newest = sorted((server["store"] / "runs").glob("run-*.json"))[-1]
     assert newest.name.endswith("-m0.30-k1.json"), newest.name   # the knobs are in the run's name
