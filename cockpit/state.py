@@ -15,6 +15,7 @@ from typing import Any, Callable, TypeVar
 
 import streamlit as st
 
+from cockpit.jobs import JobRegistry
 from engine import EngineError, MemoryEngine, ModelMismatchError, Settings, StoreInUseError, load_embedder
 
 T = TypeVar("T")
@@ -82,6 +83,17 @@ def engine() -> MemoryEngine:
         st.error(f"Could not open the store at `{where}`: {exc}", icon=":material/error:")
     st.stop()
     raise RuntimeError("unreachable")
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs(data_dir: str) -> JobRegistry:
+    return JobRegistry()
+
+
+def jobs() -> JobRegistry:
+    """The background jobs of this store (benchmark and LoCoMo runs): shared by every session and rerun, so a
+    run keeps going, and is shown again, after its page is left."""
+    return _jobs(data_dir())
 
 
 def release_engines() -> None:

@@ -24,6 +24,10 @@ REPO_DIR = Path(__file__).resolve().parent.parent
 Progress = Callable[[int, int, dict[str, Any]], None]
 
 
+class RunCancelled(Exception):
+    """run_cases stopped because its should_stop callback said so."""
+
+
 def load_cases(path: str | Path | None = None, split: str = "all") -> list[dict[str, Any]]:
     """Cases from a JSON file or a directory of JSON files (default: evaluation/cases/), validated.
 
@@ -213,7 +217,8 @@ def summarize(results: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[
 
 
 def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_overrides: dict[str, Any] | None = None,
-              progress: Progress | None = None, extractor: Any = None) -> dict[str, Any]:
+              progress: Progress | None = None, extractor: Any = None,
+              should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Run cases, each on a fresh isolated store, and return the report dict (see module docstring).
 
     embedder: a loaded embedder to share; loaded once here when None.
@@ -221,6 +226,8 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
     engine's defaults for everything not overridden.
     progress: called as progress(done, total, case_result) after each case.
     extractor: an engine.extraction.Extractor to use instead of the rule extractor.
+    should_stop: asked before each case; when it answers True the run ends with RunCancelled (the cockpit's
+    cancel button), so no partial report passes for a full one.
     """
     from engine import MemoryEngine, load_embedder
 
@@ -232,6 +239,8 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
         results = []
         extractor_label = getattr(extractor, "name", None) or "rules"
         for i, case in enumerate(cases):
+            if should_stop is not None and should_stop():
+                raise RunCancelled(f"cancelled after {i} of {len(cases)} cases")
             data_dir = Path(root) / f"case-{i:04d}"
             try:
                 with MemoryEngine(settings_for(data_dir, overrides), embedder=embedder, extractor=extractor) as eng:

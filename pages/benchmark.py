@@ -1,23 +1,26 @@
 """Benchmark: run the evaluation suite, inspect cases, compare saved runs, sweep the threshold."""
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from cockpit import charts, replay, runs, state, ui
+from cockpit import charts, jobs as jobkit, locomo_view, replay, runs, state, ui
 from engine import EngineError
-from evaluation.runner import load_cases, run_cases
+from evaluation.checks import EXPECTATION_KEYS
+from evaluation.runner import RunCancelled, load_cases, run_cases
 from evaluation.sweep import sweep
 
 state.require_router("benchmark")
 
 SPLITS = ["dev", "test", "all"]
-EXPECTATION_KEYS = ("top1_contains", "within_top_k", "forbidden", "expect_empty", "expected_statuses", "active_count")
+BENCH, LOCOMO = "bench", "locomo"  # job kinds
 INPUT_KEYS = ("messages", "query_user_id", "include_history")
 
 cfg = state.settings()
 store = state.data_dir()
 cases_path = state.cases_path()
+jobs = state.jobs()
 
 ui.header("Benchmark", ":material/monitoring:",
           "The evaluation suite, each case on its own throwaway store with the shared model. "
@@ -84,6 +87,59 @@ def load_for(split: str) -> list[dict] | None:
     return cases
 
 
+
+# ---------------------------------------------------------------- background jobs
+# The work below runs in a job thread: it must not touch st.* (no script run there); it reports through the job.
+def bench_work(job: jobkit.Job, *, cases: list[dict], embedder, overrides: dict, split: str, store: str) -> str:
+    job.update(0, len(cases), f"{len(cases)} cases")
+
+    def tick(done: int, total: int, result: dict) -> None:
+        job.update(done, total, f"{result['id']} {'ok' if result['passed'] else 'FAIL'}")
+
+    try:
+        report = run_cases(cases, embedder=embedder, settings_overrides=overrides, progress=tick,
+                           should_stop=lambda: job.cancelled)
+    except RunCancelled:
+        raise jobkit.JobCancelled() from None
+    return str(runs.save(with_inputs(report, cases), store, "run", f"{split}-{runs.settings_tag(overrides)}"))
+
+
+def job_panel(kind: str, noun: str, view_key: str) -> None:
+    """The kind's running job (progress, ETA, cancel; polled every second), or how its last job ended."""
+    job = jobs.current(kind)
+    if job is None:
+        return
+    if job.running:
+        @st.fragment(run_every=1.0)
+        def progress() -> None:
+            live = jobs.current(kind)
+            if live is None or not live.running:
+                st.rerun(scope="app")  # the job ended: redraw the page with its result
+            with st.container(border=True):
+                p1, p2 = st.columns([5, 1], vertical_alignment="center")
+                p1.progress(live.fraction, text=f"{noun} running in the background ({live.label}): "
+                                                f"{live.done} / {live.total or '?'} · {live.text} · "
+                                                + ("cancelling after the current step…" if live.cancelled
+                                                   else jobkit.format_eta(live.eta())))
+                p2.button("Cancel", key=f"{kind}_cancel", icon=":material/cancel:", on_click=jobs.cancel,
+                          args=(kind,), disabled=live.cancelled, width="stretch",
+                          help="Stop after the current step; nothing is saved")
+                st.caption("It keeps running if you leave this page; come back to see it here.")
+
+        progress()
+        return
+    if job.status == jobkit.FAILED:
+        st.error(f"The last {noun.lower()} run ({job.label}) failed: {job.error}", icon=":material/error:")
+    if job.seen:
+        return
+    job.seen = True  # toast and select the result once, not on every rerun
+    if job.status == jobkit.DONE:
+        st.session_state[view_key] = job.result
+        st.toast(f"{noun} done in {job.elapsed():.0f} s: {Path(job.result).name}", icon=":material/save:")
+    elif job.status == jobkit.CANCELLED:
+        st.toast(f"{noun} run cancelled after {job.done} of {job.total}; nothing saved.", icon=":material/cancel:")
+
+
 # A replay callback ran: open Recall (switching pages is not allowed inside a callback).
 if st.session_state.pop("bench_replay_to", None):
     st.switch_page("pages/recall.py")
@@ -92,11 +148,12 @@ if st.session_state.get("bench_replay_error"):
 
 # ---------------------------------------------------------------- run
 # (session key, Settings field, label, min, max, step): the knobs a run can override, no restart needed
+# Short labels so five fit in a row at 1024 px; the Settings field name is the input's help.
 RUN_KNOBS = (
     ("bench_set_threshold", "threshold", "Threshold", 0.0, 1.0, 0.01),
     ("bench_set_alpha", "alpha", "Alpha", 0.0, 1.0, 0.01),
-    ("bench_set_importance", "importance_weight", "Importance weight", 0.0, 1.0, 0.01),
-    ("bench_set_margin", "companion_margin", "Companion margin", 0.0, 0.5, 0.01),
+    ("bench_set_importance", "importance_weight", "Importance", 0.0, 1.0, 0.01),
+    ("bench_set_margin", "companion_margin", "Margin", 0.0, 0.5, 0.01),
     ("bench_set_top_k", "top_k", "Top-k", 1, 100, 1),
 )
 carried = st.session_state.pop("bench_overrides", None)  # set by the Recall page's "Benchmark these settings"
@@ -118,37 +175,33 @@ def _engine_defaults() -> None:
 
 
 with st.container(border=True):
-    c1, c2, c3 = st.columns([1.2, 2.6, 1], vertical_alignment="bottom")
+    c1, c2 = st.columns([1, 1.6], vertical_alignment="bottom")
     split = c1.segmented_control("Split", SPLITS, key="bench_split", default="dev", persist_state="session") or "dev"
     c2.caption(f"Cases: `{cases_path or 'evaluation/cases/'}`"
                + (" · settings carried over from **Recall**" if st.session_state.get("bench_carried") else ""))
-    go = c3.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:", width="stretch")
-    cols = st.columns([1, 1, 1, 1, 1, 0.9], vertical_alignment="bottom")
+    cols = st.columns(len(RUN_KNOBS), vertical_alignment="bottom")
     overrides = {}
     for col, (key, field_name, label, lo, hi, step) in zip(cols, RUN_KNOBS):
         overrides[field_name] = col.number_input(label, min_value=lo, max_value=hi, step=step, key=key,
-                                                 format="%d" if isinstance(step, int) else "%.2f")
-    cols[-1].button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
-                    width="stretch", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
+                                                 format="%d" if isinstance(step, int) else "%.2f",
+                                                 help=f"Settings.{field_name} (MEMENGINE_{field_name.upper()})")
+    actions = st.container(horizontal=True)
+    go = actions.button("Run benchmark", key="bench_run", type="primary", icon=":material/play_arrow:",
+                        width="content")
+    actions.button("Engine defaults", key="bench_defaults", icon=":material/restart_alt:", on_click=_engine_defaults,
+                   width="content", help="Back to the engine's settings (MEMENGINE_* or built-in defaults)")
 
 if go:
     cases = load_for(split)
     if cases:
-        bar = st.progress(0.0, text=f"Running {len(cases)} cases…")
-
-        def tick(done: int, total: int, result: dict) -> None:
-            verdict = "ok" if result["passed"] else "FAIL"
-            bar.progress(done / total, text=f"{done} / {total} · {result['id']} {verdict}")
-
         try:
-            report = with_inputs(run_cases(cases, embedder=state.embedder(), settings_overrides=overrides,
-                                           progress=tick), cases)
-            saved = runs.save(report, store, "run", f"{split}-{runs.settings_tag(overrides)}")
-            st.session_state["bench_view"] = str(saved)
-            st.toast(f"Run saved: {saved.name}", icon=":material/save:")
-        except (ValueError, EngineError, OSError) as exc:
-            st.error(f"The benchmark failed: {exc}", icon=":material/error:")
-        bar.empty()
+            jobs.start(BENCH, f"{split}, {len(cases)} cases",
+                       partial(bench_work, cases=cases, embedder=state.embedder(), overrides=dict(overrides),
+                               split=split, store=store))
+        except ValueError as exc:  # one run of a kind at a time
+            st.warning(f"Not started: {exc}.", icon=":material/hourglass_top:")
+
+job_panel(BENCH, "Benchmark", "bench_view")
 
 saved_runs = [str(p) for p in runs.list_runs(store, "run")]
 if not saved_runs:
@@ -386,3 +439,129 @@ if saved_sweeps:
         st.caption(f"Saved as `{Path(sv).name}` · {result.get('meta', {}).get('n_cases', '?')} cases")
 else:
     st.caption("No sweep saved yet.")
+
+# ---------------------------------------------------------------- real dataset: LoCoMo
+st.subheader(":material/forum: Real conversations: LoCoMo", anchor=False)
+
+
+def locomo_work(job: jobkit.Job, *, samples: list[dict], embedder, overrides: dict, label: str, store: str) -> str:
+    from evaluation.locomo import evaluate
+
+    steps = 2 * len(samples)  # evaluate reports twice per conversation: ingesting it, then asking its questions
+    seen = 0
+
+    def progress(message: str) -> None:
+        nonlocal seen
+        job.check()  # between conversations: cancel ends the run here
+        job.update(seen, steps, message)
+        seen += 1
+
+    result = evaluate(samples, embedder=embedder, settings_overrides=overrides, progress=progress)
+    job.check()
+    job.update(steps, steps, "saving")
+    return str(runs.save(result, store, "locomo", label))
+
+
+with st.container(border=True):
+    st.session_state.setdefault("locomo_path", str(locomo_view.default_path()))
+    locomo_path = st.text_input("LoCoMo-format file", key="locomo_path",
+                                help="A path on the machine running the cockpit, e.g. ../shared/data/locomo10.json; "
+                                     "relative paths start where the cockpit was launched.")
+    l_row = st.container(horizontal=True, vertical_alignment="bottom")
+    locomo_limit = l_row.number_input("Limit conversations", min_value=1, max_value=1000, value=2, step=1,
+                                      key="locomo_limit", width=180,
+                                      help="Only the first N conversations of the file (LoCoMo-10 has 10)")
+    locomo_go = l_row.button("Run LoCoMo", key="locomo_run", icon=":material/play_arrow:", width="content")
+    st.caption("Every turn is ingested as its conversation's user; each question is recalled once and scored two "
+               "ways: ranking (is the evidence turn in the top k at all) and served (what the engine hands a "
+               f"chatbot at its threshold). Uses the run settings above ({runs.settings_tag(overrides)}).")
+
+if locomo_go:
+    try:
+        samples = locomo_view.load_samples(locomo_path, int(locomo_limit))
+        jobs.start(LOCOMO, f"{Path(locomo_path).name}, {len(samples)} conversations",
+                   partial(locomo_work, samples=samples, embedder=state.embedder(), overrides=dict(overrides),
+                           label=f"{Path(locomo_path).stem}-{len(samples)}conv-{runs.settings_tag(overrides)}",
+                           store=store))
+    except ValueError as exc:
+        st.error(f"LoCoMo not started: {exc}", icon=":material/error:")
+
+job_panel(LOCOMO, "LoCoMo", "locomo_view")
+
+saved_locomo = [str(p) for p in runs.list_runs(store, "locomo")]
+if not saved_locomo:
+    st.caption("No LoCoMo run saved yet.")
+else:
+    if st.session_state.get("locomo_view") not in saved_locomo:
+        st.session_state["locomo_view"] = saved_locomo[0]
+    lv = st.selectbox("LoCoMo run", saved_locomo, key="locomo_view", format_func=runs.label)
+    lres = load_saved(lv)
+    lmeta, lsum = lres.get("meta", {}), lres.get("summary") or {}
+    k = locomo_view.headline_k(lres)
+    st.caption(f"{lmeta.get('samples', '?')} conversations · {lmeta.get('questions', '?')} questions · "
+               f"{lres.get('ingest', {}).get('turns', '?')} turns · served threshold {lmeta.get('threshold', '?')} · "
+               f"{lmeta.get('duration_s', '?')} s · commit {lmeta.get('git_commit') or 'n/a'}")
+    lk = [
+        (f"Ranking R@{k}", pct(lsum.get(f"ranking_recall@{k}")),
+         f"categories 1-4: share of evidence turns in the top {k}, no threshold"),
+        (f"Served R@{k}", pct(lsum.get(f"served_recall@{k}")),
+         "the same, counting only what the engine serves at its threshold"),
+        ("Answerable refused", pct(lsum.get("answerable_refused")), "categories 1-4 served nothing (lower is better)"),
+        ("Abstention (cat. 5)", pct(lsum.get("adversarial_abstention")),
+         "adversarial questions served nothing (higher is better)"),
+        ("Cross-conversation refusal", pct(lsum.get("cross_refusal")),
+         "answerable questions asked of another conversation's user and served nothing (higher is better)"),
+    ]
+    for col, (label_, value, help_) in zip(st.columns(len(lk)), lk):
+        col.metric(label_, value, help=help_, border=True)
+    ev = lres.get("evidence") or {}
+    if ev.get("dropped"):
+        st.caption(f"Evidence ids: {ev['ids']} given, {ev['dropped']} name no turn and were dropped.")
+    if lres.get("ingest", {}).get("errors"):
+        st.warning(f"{len(lres['ingest']['errors'])} turns failed to ingest; first: {lres['ingest']['errors'][0]}",
+                   icon=":material/warning:")
+    rows = locomo_view.category_rows(lres)
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="locomo_categories",
+                     column_config={c: st.column_config.NumberColumn(c, format="percent")
+                                    for c in rows[0] if c not in ("category", "questions")})
+
+    st.markdown("**Question inspector**: the evidence turns beside what recall brought back")
+    questions = lres.get("questions") or []
+    q1, q2 = st.columns([1, 1])
+    cats_present = sorted({q["category"] for q in questions})
+    cat = q1.selectbox("Category", [None, *cats_present], key="locomo_cat",
+                       format_func=lambda c: "all" if c is None else f"{c} {locomo_view.CATEGORY_NAMES.get(c, c)}")
+    which = q2.segmented_control("Show", [locomo_view.MISSED, locomo_view.FOUND, locomo_view.ALL],
+                                 key="locomo_which", default=locomo_view.ALL) or locomo_view.ALL
+    pool = locomo_view.pick_questions(lres, cat, which, k)
+    if not pool:
+        st.caption("No question matches.")
+    else:
+        qi = st.selectbox(f"Question ({len(pool)})", pool, key="locomo_question",
+                          format_func=lambda i: locomo_view.question_label(questions[i], k))
+        q = questions[qi]
+        with st.container(border=True):
+            st.markdown(f"**{ui.esc(q['question'])}** · expected answer {ui.quote(str(q.get('answer')))}")
+            e_col, r_col = st.columns(2)
+            with e_col:
+                st.markdown("**Evidence turns**")
+                if q.get("evidence_texts"):
+                    for e in q["evidence_texts"]:
+                        st.markdown(f"`{e['source_id']}` {ui.quote(e['text'])}")
+                else:
+                    st.caption("No evidence turn (an adversarial question, or evidence ids that name no turn).")
+                st.caption(f"{q.get('evidence_stored', 0)} of {len(q.get('evidence') or [])} evidence turns became "
+                           f"memories · R@{k} {q.get(f'recall@{k}', 0):.2f} · served R@{k} "
+                           f"{q.get(f'served_recall@{k}', 0):.2f}"
+                           + (" · served nothing" if q.get("served_empty") else ""))
+            with r_col:
+                st.markdown("**Recalled** (ranked without threshold; ✓ served = handed to a chatbot)")
+                recalled = locomo_view.recalled_rows(q)
+                if recalled:
+                    st.dataframe(pd.DataFrame(recalled), hide_index=True, key="locomo_recalled",
+                                 column_config={"memory": st.column_config.TextColumn("memory", width="large"),
+                                                "rank": st.column_config.NumberColumn("#", width=35),
+                                                "score": st.column_config.NumberColumn("score", format="%.3f")})
+                else:
+                    st.caption("Recall returned nothing.")

@@ -1,6 +1,7 @@
 """Ledger & lineage: every memory with its status, what replaced it, and its whole supersede chain."""
 import math
 import sqlite3
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -102,6 +103,19 @@ def _do_import() -> None:
                         f"(was it exported from here or imported before?). Nothing was imported. ({exc})")
 
 
+def _open(memory_id: int) -> None:
+    """Show one memory (and its chain) in the lineage pane, wherever it is in the ledger."""
+    st.session_state["ledger_pick"] = memory_id
+
+
+def _row_clicked(table_key: str, ids: tuple[int, ...]) -> None:
+    """A row of a table was selected: open that memory. Fired on a change only, so a stale selection left in
+    a table never overrides a later choice made elsewhere."""
+    rows = (st.session_state.get(table_key) or {}).get("selection", {}).get("rows") or []
+    if rows and rows[0] < len(ids):
+        _open(ids[rows[0]])
+
+
 def _first_page() -> None:
     st.session_state["ledger_page"] = 1
 
@@ -151,8 +165,12 @@ rows = matches[start : start + PAGE_SIZE] if matches is not None else eng.list_m
     user_id=uid, status=status, limit=PAGE_SIZE, offset=start)
 p2.caption(f"{n_rows} memories · page {page} of {n_pages}")
 
+row_ids = tuple(m.id for m in rows)
+# One key per set of rows shown: a selection belongs to the rows it was made on (not to the next page's).
+table_key = f"ledger_table::{abs(hash(row_ids))}"
 with table_box:
     if rows:
+        st.caption(":material/touch_app: Click a row to open its lineage below; the full text is there too.")
         st.dataframe(
             pd.DataFrame(
                 [
@@ -183,6 +201,9 @@ with table_box:
                 "replaced by": st.column_config.TextColumn("replaced by", width=90),
                 "created": st.column_config.TextColumn("created", width=95, help="month-day hour:minute"),
             },
+            key=table_key,
+            on_select=partial(_row_clicked, table_key, row_ids),
+            selection_mode="single-row",
         )
     else:
         st.info("No memories match these filters.", icon=":material/filter_alt_off:")
@@ -191,6 +212,13 @@ with table_box:
 if rows:
     st.subheader(":material/timeline: Lineage", anchor=False)
     by_id = {m.id: m for m in rows}
+    wanted = st.session_state.get("ledger_pick")
+    if wanted is not None and wanted not in by_id:
+        # opened from a link or a chain row: it may be on another page or hidden by the filters
+        try:
+            by_id = {wanted: eng.get(wanted, user_id=uid), **by_id}
+        except (ValueError, EngineError):
+            st.session_state.pop("ledger_pick", None)
     pick = st.selectbox(
         "Memory to inspect",
         list(by_id),
@@ -204,6 +232,8 @@ if rows:
         st.graphviz_chart(lineage.lineage_dot(chain, selected_id=pick), width="content")
         st.caption(f"{len(chain)} version{'s' if len(chain) != 1 else ''} in this chain, oldest first.")
         if len(chain) > 1:
+            chain_ids = tuple(m.id for m in chain)
+            chain_key = f"ledger_chain::{abs(hash(chain_ids))}"
             st.dataframe(
                 pd.DataFrame(
                     [
@@ -219,11 +249,20 @@ if rows:
                     ]
                 ),
                 hide_index=True,
+                key=chain_key,
+                on_select=partial(_row_clicked, chain_key, chain_ids),
+                selection_mode="single-row",
             )
     with d_col:
         ui.memory_card(selected)
         if selected.replaced_by:
-            st.markdown(f":material/subdirectory_arrow_right: replaced by **#{selected.replaced_by}**")
+            st.button(f"→ #{selected.replaced_by}", key="ledger_goto_next", icon=":material/subdirectory_arrow_right:",
+                      on_click=_open, args=(selected.replaced_by,),
+                      help=f"Replaced by memory #{selected.replaced_by}: open it")
+        earlier = [m for m in chain if m.replaced_by == selected.id]
+        for m in earlier:
+            st.button(f"← #{m.id}", key=f"ledger_goto_prev::{m.id}", icon=":material/history:", on_click=_open,
+                      args=(m.id,), help=f"Memory #{m.id} was replaced by this one: open it")
         if selected.status != "deleted":
             pending = st.session_state.get("ledger_pending_delete")
             if pending == selected.id:

@@ -54,16 +54,16 @@ def _reset_knobs() -> None:
 
 ui.header("Recall", ":material/search:", f"Hybrid recall over `{user}`'s memories, with every score part visible.")
 
-q_col, h_col = st.columns([4, 1], vertical_alignment="bottom")
 # persist_state="session": the query and knobs survive a visit to another page.
-query = q_col.text_input(
+query = st.text_input(
     "Query", key="recall_query", placeholder="Ask about the user, e.g. When is the project deadline?",
     persist_state="session",
 )
-history_mode = h_col.segmented_control(
+# On its own row below the query: beside it, "Always" was cut at 1024 px.
+history_mode = st.segmented_control(
     "History", list(HISTORY_MODES), key="recall_history", default="auto", format_func=HISTORY_LABELS.get,
     persist_state="session",
-    help="Auto: the engine searches superseded memories when the question asks about the past. "
+    help="Auto: superseded memories are searched when the question asks about the past. "
          "Never / Always override that.",
 ) or "auto"
 include_history = HISTORY_MODES[history_mode]
@@ -80,14 +80,17 @@ def knobs() -> dict:
         margin = k3.slider("Companion margin", 0.0, 0.3, step=0.01, key="knob_margin", persist_state="session",
                            help="Once one candidate clears the threshold, others up to this much below it are "
                                 "served too (companions). Effective cut-off = threshold − margin.")
-        k4, k5, k6, k7 = st.columns([1, 1, 0.5, 1], vertical_alignment="bottom")
+        k4, k5 = st.columns(2, vertical_alignment="bottom")
         top_k = k4.slider("Top-k", 1, 20, step=1, key="knob_top_k", persist_state="session")
         weight = k5.slider("Importance weight", 0.0, 0.5, step=0.01, key="knob_importance", persist_state="session",
                            help="Adds weight·(importance − 0.5) to each score.")
-        k6.button("Reset", key="knob_reset", icon=":material/restart_alt:", on_click=_reset_knobs, width="stretch",
-                  help="Back to the engine's defaults")
-        bench = k7.button("Benchmark these settings", key="knob_bench", icon=":material/science:", width="stretch",
-                          help="Open the Benchmark page with these knobs as the run's settings overrides.")
+        # buttons sized to their labels, in a row that wraps: never cut at 1024 px
+        actions = st.container(horizontal=True, horizontal_alignment="right")
+        actions.button("Reset", key="knob_reset", icon=":material/restart_alt:", on_click=_reset_knobs,
+                       width="content", help="Back to the engine's defaults")
+        bench = actions.button("Benchmark these settings", key="knob_bench", icon=":material/science:",
+                               width="content",
+                               help="Open the Benchmark page with these knobs as the run's settings overrides.")
     values = {"threshold": threshold, "alpha": alpha, "importance_weight": weight, "top_k": top_k}
     if bench:
         st.session_state[BENCH_OVERRIDES_KEY] = {**values, "companion_margin": margin}

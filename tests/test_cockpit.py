@@ -118,6 +118,8 @@ TABLES = {
     "bench_case_below": ("candidate", "score", "semantic"),
     "cmp_deltas": ("metric", "verdict"),
     "cmp_flipped": ("change", "why (B)"),
+    "locomo_categories": ("category", "served nothing"),
+    "locomo_recalled": ("turn", "evidence", "served", "memory"),
 }
 
 
@@ -126,6 +128,15 @@ def frame(at: AppTest, table: str):
     found = [d.value for d in at.dataframe if cols <= set(d.value.columns)]
     assert len(found) == 1, f"expected one {table} table, found {len(found)}"
     return found[0]
+
+
+def finish_job(at: AppTest, data: Path, kind: str) -> None:
+    """Wait for the page's background job (benchmark or LoCoMo) to end, then rerun the page as its poll would."""
+    job = state._jobs(str(data.resolve())).current(kind)
+    assert job is not None, f"no {kind} job was started"
+    assert job.wait(TIMEOUT), f"the {kind} job did not end"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
 
 
 def ingest(at: AppTest, text: str) -> None:
@@ -554,6 +565,22 @@ def test_ledger_table_filters_and_lineage(store):
     assert "2 versions in this chain, oldest first." in joined(at.caption)
 
 
+def test_ledger_arrow_links_walk_the_chain_even_off_the_page(store):
+    prefill(store, ["My project deadline is October 15.", "Actually, the deadline moved to November 2."])
+    at = start("ledger")
+    at.selectbox(key="ledger_status").set_value("superseded").run()   # only #1 is listed
+    assert list(frame(at, "ledger_table")["id"]) == [1]
+    at.selectbox(key="ledger_pick").select(1).run()
+    assert at.button(key="ledger_goto_next").label == "→ #2"
+    at.button(key="ledger_goto_next").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="ledger_pick").value == 2   # opened, though the filter hides it from the table
+    assert "**Project deadline is November 2.**" in joined(at.markdown)
+    assert "Actually, the deadline moved to November 2." in joined(at.caption)   # the full source message
+    at.button(key="ledger_goto_prev::1").click().run()
+    assert at.selectbox(key="ledger_pick").value == 1
+
+
 def test_ledger_pagination(store):
     prefill(store, [f"I visited city number {n} last year." for n in range(30)])
     at = start("ledger")
@@ -681,6 +708,7 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     at.segmented_control(key="bench_split").set_value("all").run()
     at.button(key="bench_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
+    finish_job(at, store, "bench")
     assert metric(at, "Accuracy") == "75.0%"
     assert metric(at, "Unknown rejection") == "100.0%"
     assert metric(at, "Supersede integrity") == "100.0%"
@@ -708,6 +736,7 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     at.segmented_control(key="bench_split").set_value("dev")
     at.number_input(key="bench_set_threshold").set_value(0.3).run()
     at.button(key="bench_run").click().run()
+    finish_job(at, store, "bench")
     assert metric(at, "Accuracy") == "100.0%"
     newest = sorted((store / "runs").glob("run-*.json"))[-1]
     assert "-dev-t0.30-" in newest.name and json.loads(newest.read_text())["meta"]["settings"]["threshold"] == 0.3
@@ -742,6 +771,69 @@ def test_benchmark_run_inspect_compare_and_sweep(store, tiny_cases):
     assert at.text_input(key="recall_query").value == "When is the project deadline?"
     assert "**Project deadline is November 2.**" in joined(at.markdown)
     assert app_engine(store).count_memories(user_id="default", status="all") == before
+
+
+def test_benchmark_running_job_survives_leaving_the_page_and_cancels(store):
+    """A job keeps running while the visitor is elsewhere; the page shows it again, with progress and a cancel."""
+    checked = []
+
+    def held(job):  # stands in for a long run: one step done, then waits for the cancel like a runner between cases
+        job.update(1, 3, "t-01 ok")
+        assert job._cancel.wait(TIMEOUT)
+        checked.append(True)
+        job.check()
+        return "never saved"
+
+    at = start("recall")
+    job = state._jobs(str(store.resolve())).start("bench", "dev, 3 cases", held)
+    at.switch_page("pages/benchmark.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    bar = at.get("progress")[0].proto
+    assert "Benchmark running in the background (dev, 3 cases): 1 / 3 · t-01 ok" in bar.text
+    assert bar.value == 33
+    at.switch_page("pages/ledger.py").run()
+    at.switch_page("pages/benchmark.py").run()
+    assert job.running and "1 / 3" in at.get("progress")[0].proto.text
+    at.button(key="bench_cancel").click().run()
+    toasts = joined(at.toast)  # the job may end before or after this run draws the page
+    assert job.wait(TIMEOUT) and job.status == "cancelled" and checked == [True]
+    at.run()
+    assert not at.get("progress") and "cancelled after 1 of 3" in toasts + joined(at.toast)
+    assert not list(store.glob("runs/run-*.json"))
+
+
+def test_benchmark_locomo_sample_in_the_background(store):
+    at = start("benchmark")
+    assert at.text_input(key="locomo_path").value.endswith("evaluation/data/locomo_sample.json")
+    at.text_input(key="locomo_path").set_value("no/such/file.json")
+    at.button(key="locomo_run").click().run()
+    assert "LoCoMo not started: no file at no/such/file.json" in joined(at.error)
+    at.text_input(key="locomo_path").set_value(str(ROOT / "evaluation" / "data" / "locomo_sample.json"))
+    at.number_input(key="locomo_limit").set_value(2)
+    at.button(key="locomo_run").click().run()
+    finish_job(at, store, "locomo")
+    saved = list((store / "runs").glob("locomo-*.json"))
+    assert len(saved) == 1 and "locomo_sample-2conv-" in saved[0].name
+    result = json.loads(saved[0].read_text())
+    for label in ("Ranking R@5", "Served R@5", "Answerable refused", "Abstention (cat. 5)",
+                  "Cross-conversation refusal"):
+        assert metric(at, label).endswith("%"), label
+    assert metric(at, "Abstention (cat. 5)") == f"{100 * result['summary']['adversarial_abstention']:.1f}%"
+    cats = frame(at, "locomo_categories").set_index("category")
+    assert "5 adversarial" in cats.index and "1-4 answerable" in cats.index
+    assert cats.loc["5 adversarial", "served nothing"] == pytest.approx(result["summary"]["adversarial_abstention"])
+
+    # the inspector: a question's evidence turn beside what was recalled for it
+    q = next(i for i, q in enumerate(result["questions"]) if q["evidence_texts"] and q["ranked"])
+    at.selectbox(key="locomo_question").set_value(q).run()
+    question = result["questions"][q]
+    md = joined(at.markdown)
+    assert question["question"] in md
+    assert f"`{question['evidence'][0]}`" in md and question["evidence_texts"][0]["text"][:30] in md
+    recalled = frame(at, "locomo_recalled")
+    assert list(recalled["memory"]) == [h["text"] for h in question["ranked"]]
+    at.selectbox(key="locomo_cat").set_value(5).run()
+    assert all("adversarial" in o for o in at.selectbox(key="locomo_question").options)
 
 
 def test_benchmark_unreadable_saved_run_is_reported(store):
