@@ -172,11 +172,14 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             targets = [found]
             reason = f"update cue; nearest memory anywhere is at least {conflict_threshold + cue_margin:.2f} similar"
 
-    if not targets:
-        found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor)
-        compared += looked
-        if found:
-            targets, reason = found, why
+    if not targets or cand.replaced_value:
+        # A named replaced value is replaced wherever it was filed, besides in its own slot.
+        found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor,
+                                         named_only=bool(targets))
+        compared += [c for c in looked if c not in compared]
+        extra = [i for i in found if i not in targets]
+        if extra:
+            targets, reason = targets + extra, (f"{reason}; {why}" if reason else why)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
     multi = cand.multi or any(mid not in targets for mid in taken)
@@ -251,8 +254,8 @@ def _same_person(old_text: str, cand: Candidate) -> bool:
     return True
 
 
-def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float
-                ) -> tuple[list[int], list[tuple[int, float]], str]:
+def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                named_only: bool = False) -> tuple[list[int], list[tuple[int, float]], str]:
     """Rule 7: the memories this fact replaces outside its slot, what was looked at, and why."""
     mine = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
             if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
@@ -265,7 +268,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value)]
         if named:
             return named, looked, "the message names this memory's value with a switch"
-    if _accumulating(cand.attribute):
+    if named_only or _accumulating(cand.attribute):
         return [], looked, ""
     cued = bool(OPEN_CUES.search(cand.clause))
     for n in mine:

@@ -20,8 +20,17 @@ _TIME = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
-# A quantity: a number standing alone ("900", "58k", "1,100", "3.9"), not a digit inside a name ("EV6", "P-45").
-_AMOUNT = re.compile(r"(?<![\w-])\d[\d,.]*(?:k|m|bn|%)?(?![\w-])", re.IGNORECASE)
+# A quantity: a number standing alone ("900", "58k", "1,100", "3.9"), not a digit inside a name ("EV6",
+# "P-45") nor a version after one ("Vue 2", "Pixel 9", "iPhone 12").
+_AMOUNT = re.compile(r"^\d[\d,.]*(?:k|m|bn|%)?$", re.IGNORECASE)
+
+
+def _has_amount(text: str) -> bool:
+    words = re.findall(r"[\w.,%+#-]+", text)
+    for before, word in zip([""] + words, words):
+        if _AMOUNT.match(word.rstrip(".,")) and not _NAME.match(before.rstrip(".,")):
+            return True
+    return False
 _NAME = re.compile(r"^(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|\w*\d\w*[A-Za-z]\w*)$")
 
 
@@ -44,9 +53,14 @@ user project they them he she someone somebody
 _NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
 
 
+# Short forms people use for the same thing: "the db" is the database.
+_SAME_THING = {"db": "databas", "repo": "repository", "cell": "phon", "mobil": "phon", "pc": "computer",
+               "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl"}
+
+
 def topic_words(text: str) -> set[str]:
     """What a sentence is about: its content stems without numbers, units, change verbs or time words."""
-    return {w for w in _words(text) if not _NUMBER.search(w) and w not in _NOT_TOPIC}
+    return {_SAME_THING.get(w, w) for w in _words(text) if not _NUMBER.search(w) and w not in _NOT_TOPIC}
 
 
 def _value_words(text: str, *, sentence: bool) -> list[str]:
@@ -56,15 +70,23 @@ def _value_words(text: str, *, sentence: bool) -> list[str]:
     return [w.strip(".'") for w in words if w.strip(".'") and w.strip(".'").casefold() not in ("user", "user's", "project")]
 
 
-def value_kind(value: str, *, sentence: bool = False) -> str:
-    """amount, time, name or phrase: what kind of value a value (or a whole memory sentence) carries."""
+def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
+    """The kinds of value a value (or a whole memory sentence) carries: amount, time, name; else phrase."""
+    kinds = set()
     if _TIME.search(value):
-        return "time"
-    if _AMOUNT.search(value):
-        return "amount"
-    if any(_NAME.match(w) for w in _value_words(value, sentence=sentence)):
-        return "name"
-    return "phrase"
+        kinds.add("time")
+    if _has_amount(value):
+        kinds.add("amount")
+    if any(_NAME.match(w) and not _TIME.fullmatch(w) and not _AMOUNT.match(w)
+           for w in _value_words(value, sentence=sentence)):
+        kinds.add("name")
+    return kinds or {"phrase"}
+
+
+def value_kind(value: str, *, sentence: bool = False) -> str:
+    """The main kind of value: a time, else an amount, else a name, else a phrase."""
+    kinds = value_kinds(value, sentence=sentence)
+    return next(k for k in ("time", "amount", "name", "phrase") if k in kinds)
 
 
 def _value_tokens(text: str) -> set[str]:
@@ -81,7 +103,7 @@ def competes(old_text: str, new_text: str) -> bool:
     kind that differ: the newer may replace the older (the caller decides, from cues and slots)."""
     if not topic_words(old_text) & topic_words(new_text):
         return False
-    if value_kind(old_text, sentence=True) != value_kind(new_text, sentence=True):
+    if not value_kinds(old_text, sentence=True) & value_kinds(new_text, sentence=True):
         return False
     old_values, new_values = _value_tokens(old_text), _value_tokens(new_text)
     if old_values or new_values:
