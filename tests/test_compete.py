@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.extraction import Candidate
-from engine.extraction.compete import competes, names_old_value, topic_words, value_kind
+from engine.extraction import SLOTS
+from engine.extraction.compete import competes, names_old_value, slot_fits, topic_words, value_kind
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -139,3 +140,14 @@ def test_within_one_message_the_later_single_value_wins():
     c = cand("location", "Bergen", "User lives in Bergen.", "actually I live in Bergen")
     plan = run(c, slot=SlotState(single_holders=[Neighbour(earlier, 0.3)]))
     assert plan.supersede_ids == [9] and not plan.multi
+
+
+@pytest.mark.parametrize("clause, slot, fits", [
+    ("I usually swim at 7pm after work", "timezone", False),
+    ("I'm on Central European time", "timezone", True),
+    ("we keep the whole thing in one big monorepo", "repository", False),
+    ("my allergies flare up in spring", "allergies", True),
+    ("I'm shipping a podcast app for runners", "framework", False),
+])
+def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
+    assert slot_fits(clause, slot, SLOTS[slot].description) is fits

@@ -2,6 +2,8 @@
 Our own sentences, not evaluation cases."""
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 pytestmark = pytest.mark.integration
@@ -50,9 +52,25 @@ def test_one_value_per_single_valued_slot(engine):
     assert [t for t in active_texts(engine, "u") if "lives in" in t] == ["User lives in Linz."]
     engine.ingest("I moved to Salzburg.", user_id="u")
     assert [t for t in active_texts(engine, "u") if "lives in" in t] == ["User lives in Salzburg."]
+    assert engine.verify_index()["single_valued_violations"] == 0
 
 
-def test_relative_dates_are_resolved_against_the_message_time(engine):
-    engine.ingest("My driving test is in 5 days.", user_id="u", timestamp="2026-03-11T09:30:00")
-    hits = engine.recall("When is my driving test?", user_id="u").hits
-    assert hits and "16 March 2026" in hits[0].memory.text
+def test_verify_reports_a_single_valued_slot_with_two_active_values(engine):
+    """The invariant check sees an outdated value kept beside the current one (as a store written
+    before the fix could hold: the second row flagged multi-valued)."""
+    engine.ingest("I work at Acme.", user_id="u")
+    conn = sqlite3.connect(engine.data_dir / "memengine.db")
+    row = conn.execute("SELECT user_id, subject, attribute, embedding FROM memories").fetchone()
+    conn.execute("INSERT INTO memories (user_id, text, type, subject, attribute, value, value_key, multi_valued, "
+                 "importance, status, replaced_by, created_at, updated_at, embedding) "
+                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                 (row[0], "User works at Initech.", "fact", row[1], row[2], "Initech", "initech", 1, 0.5, "active",
+                  None, "t", "t", row[3]))
+    conn.commit()
+    conn.close()
+    assert engine.verify_index()["single_valued_violations"] == 1
+
+
+def test_a_clause_that_fits_no_slot_stays_a_note(engine):
+    result = engine.ingest("I usually swim at 7pm after work.", user_id="u")
+    assert [m.attribute for m in result.memories] == ["note"]

@@ -123,3 +123,14 @@ def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
         return True
     plain = _words(old_value) - _NOT_TOPIC
     return bool(plain) and len(plain) <= 3 and plain <= said
+
+
+_GENERIC_DESCRIPTION_WORDS = frozenset(_words("person people thing things other information use uses used"))
+
+
+def slot_fits(clause: str, slot_name: str, description: str) -> bool:
+    """May a clause no rule understood be filed under this slot? Only when it shares a word with the
+    slot's name or description: "I usually swim at 7pm" is nearest to "time zone" by meaning, but
+    nothing in it is a time zone, so it stays a note."""
+    words = _words(slot_name.replace("_", " ") + " " + description) - _GENERIC_DESCRIPTION_WORDS
+    return bool({_SAME_THING.get(w, w) for w in _words(clause)} & {_SAME_THING.get(w, w) for w in words})
