@@ -50,9 +50,8 @@ STRONG_CUES = re.compile(
 # Saying that one thing took another's place: enough to replace a memory whose value the clause names.
 SWITCH_CUES = re.compile(
     r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|"
-    r"dropped|quit|stopped|moved|moving|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|"
-    r"no longer|any\s?more|instead|scratch|sorry|i meant|not .+ but|off of|over to|upgraded|downgraded|"
-    r"changed|left)\b",
+    r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
+    r"instead|scratch|not .+ but|moved (?:off|away from|on from)|got rid of)\b",
     re.IGNORECASE,
 )
 # Saying that a value changed, for a memory about the same thing with a value of the same kind.

@@ -151,3 +151,11 @@ def test_within_one_message_the_later_single_value_wins():
 ])
 def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
     assert slot_fits(clause, slot, SLOTS[slot].description) is fits
+
+
+def test_a_name_said_in_passing_is_not_a_switch():
+    """Only replace-type verbs make a named value an old one: "sorry" or "moved" in passing do not."""
+    partner = mem(10, "partner", "Anna", "User's partner is named Anna.")
+    c = cand("note", "sorry, my cousin Anna moved in with us", "Sorry, User's cousin Anna moved in with them.",
+             "sorry, my cousin Anna moved in with us", understood=False, multi=True)
+    assert run(c, (partner, 0.6)).action == "created"
