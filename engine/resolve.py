@@ -153,7 +153,10 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             targets = [n.memory.id for n in holders if canonical or n.similarity >= conflict_threshold]
             reason = ("a single-valued slot holds one value" if canonical else
                       f"same slot and at least {conflict_threshold} similar") if targets else ""
-        elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
+        elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute))
+              or (cand.multi and STRONG_CUES.search(cand.clause))):
+            # A guessed accumulating slot ("I now also speak Turkish" filed under languages) only
+            # changes on an explicit switch, like an understood one (rule 4).
             ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
             compared = [(n.memory.id, n.similarity) for n in ranked]
             if ranked and ranked[0].similarity >= conflict_threshold:

@@ -159,3 +159,11 @@ def test_a_name_said_in_passing_is_not_a_switch():
     c = cand("note", "sorry, my cousin Anna moved in with us", "Sorry, User's cousin Anna moved in with them.",
              "sorry, my cousin Anna moved in with us", understood=False, multi=True)
     assert run(c, (partner, 0.6)).action == "created"
+
+
+def test_a_cue_note_filed_under_an_accumulating_slot_adds_to_it():
+    """"I now also speak Turkish" (no rule, filed under languages, cue "now") leaves Greek alone."""
+    greek = mem(11, "languages", "Greek", "User speaks Greek.", multi=True)
+    c = cand("languages", "I now also speak Turkish", "User now also speaks Turkish.", "I now also speak Turkish",
+             understood=False, multi=True)
+    assert run(c, (greek, 0.8), slot=SlotState(others=[greek])).action == "created"
