@@ -31,8 +31,9 @@ class Ingest:
 
     def messages(self, items: list[MessageIn]) -> list[IngestResult]:
         """Validated messages -> their results, with one embedding batch and one transaction."""
-        extracted = self._resolve_elliptical(items, [self.extractor.extract(m.text, speaker=m.speaker) for m in items])
-        speakers = [m.speaker for m, cands in zip(items, extracted) for _ in cands]
+        extracted = self._resolve_elliptical(items, [self.extractor.extract(dated(m), speaker=own_voice(m))
+                                                     for m in items])
+        speakers = [own_voice(m) for m, cands in zip(items, extracted) for _ in cands]
         flat = [c for cands in extracted for c in cands]
         plain = self.vectors.embedder.encode([extractlib.embedding_text(c.text, sp) for c, sp in zip(flat, speakers)])
         flat = self.vectors.assign_fallback_attributes(flat, plain)
@@ -132,7 +133,8 @@ class Ingest:
         s = self.settings
         return plan_candidate(cand, state, nearest, user_id=user_id, message_id=message_id,
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
-                              slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours)
+                              slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
+                              open_world_floor=s.open_world_floor)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
@@ -170,6 +172,20 @@ def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memo
                          for mid, sim in compared.items() if mid in memories),
                         key=lambda c: c.similarity, reverse=True),
     )
+
+
+def dated(message: MessageIn) -> str:
+    """The message as the extractor reads it: relative dates ("tomorrow", "next month") written as
+    dates when the message carries a timestamp. The ledger keeps the message as said."""
+    return extractlib.resolve_relative_dates(message.text, extractlib.parse_timestamp(message.timestamp))
+
+
+def own_voice(message: MessageIn) -> str | None:
+    """The speaker a message's facts are about: none (the user) when the user speaks as themself,
+    so "I now work at Spotify" from speaker "alice" for user "alice" updates "User works at Zalando"."""
+    if message.speaker and message.speaker.strip().casefold() == message.user_id.strip().casefold():
+        return None
+    return message.speaker
 
 
 def overall_status(plans: list[tuple[Plan, int]]) -> str:

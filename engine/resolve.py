@@ -16,6 +16,15 @@ Rules, in order:
    cue_margin` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
 Facts from the same message never replace each other, and a fact about one named person never
 replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's job alone).
+7. Open world, for what the slot table misses (the fact was filed under another attribute, or under
+   none): a clause that names an old memory's value with a switch ("sold the Clio", "replaced
+   Rollbar with Sentry", "switched from Django to FastAPI") replaces that memory wherever it was
+   filed; otherwise a memory about the same thing (a shared topic word) with a value of the same kind
+   (compete.py) is replaced when the new one is a quantity or carries an update cue, and the two are
+   at least `open_world_floor` similar. Accumulating slots (hobbies, tools, languages) are never
+   replaced by topic alone, only when their value is named.
+A single-valued canonical slot has one active value: an update replaces every active holder (also
+one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
 
 This module is a pure function of plain inputs: no engine, no SQL. The ingest pipeline fetches
@@ -28,11 +37,30 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
+from .extraction.compete import competes, names_old_value, value_kind
 from .model import Memory
 
 STRONG_CUES = re.compile(
     r"\b(?:switched|switching|switch|changed|changing|instead|no longer|any\s?more|replaced|migrated|migrating|"
     r"moved|moving|quit|stopped|gave up|ditched|dropped|correction|i meant|wrong|not .+ but)\b",
+    re.IGNORECASE,
+)
+
+
+# Saying that one thing took another's place: enough to replace a memory whose value the clause names.
+SWITCH_CUES = re.compile(
+    r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|"
+    r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
+    r"instead|scratch|not .+ but|moved (?:off|away from|on from)|got rid of)\b",
+    re.IGNORECASE,
+)
+# Saying that a value changed, for a memory about the same thing with a value of the same kind.
+OPEN_CUES = re.compile(
+    r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|"
+    r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|"
+    r"up to|down to|cut (?:down|back)|grew|shrank|upgraded|downgraded|migrat(?:ed|ing)|switch(?:ed|ing)?|"
+    r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"
+    r"changed|shifted|rescheduled|postponed|pushed|updated)\b",
     re.IGNORECASE,
 )
 
@@ -96,8 +124,9 @@ Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest
 
 def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_id: str, message_id: int,
                    conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
-                   cue_neighbours: int = 5) -> Plan:
+                   cue_neighbours: int = 5, open_world_floor: float = 0.40) -> Plan:
     """Decide what one new fact does (rules in the module docstring)."""
+    nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
@@ -112,13 +141,22 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         targets = [m.id for m in slot.named_value]
         reason = f"the message names the replaced value {cand.replaced_value!r}" if targets else ""
     canonical = cand.attribute in SLOTS and not SLOTS[cand.attribute].multi
+    if not targets and canonical and not cand.multi and cand.understood and (slot.single_holders or others):
+        # One value per canonical single-valued slot: every active holder goes, also one an earlier
+        # statement of this very message put there ("I live in Oslo. Actually I live in Bergen.").
+        compared = [(n.memory.id, n.similarity) for n in slot.single_holders]
+        targets = list(dict.fromkeys([n.memory.id for n in slot.single_holders] + [m.id for m in others]))
+        reason = "a single-valued slot holds one value"
     if not targets and others:
         if not cand.multi and cand.understood:
             compared = [(n.memory.id, n.similarity) for n in holders]
             targets = [n.memory.id for n in holders if canonical or n.similarity >= conflict_threshold]
             reason = ("a single-valued slot holds one value" if canonical else
                       f"same slot and at least {conflict_threshold} similar") if targets else ""
-        elif (not cand.understood and cand.update_cue) or (cand.multi and STRONG_CUES.search(cand.clause)):
+        elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute))
+              or (cand.multi and STRONG_CUES.search(cand.clause))):
+            # A guessed accumulating slot ("I now also speak Turkish" filed under languages) only
+            # changes on an explicit switch, like an understood one (rule 4).
             ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
             compared = [(n.memory.id, n.similarity) for n in ranked]
             if ranked and ranked[0].similarity >= conflict_threshold:
@@ -135,6 +173,15 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         if found is not None:
             targets = [found]
             reason = f"update cue; nearest memory anywhere is at least {conflict_threshold + cue_margin:.2f} similar"
+
+    if not targets or cand.replaced_value:
+        # A named replaced value is replaced wherever it was filed, besides in its own slot.
+        found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor,
+                                         named_only=bool(targets))
+        compared += [c for c in looked if c not in compared]
+        extra = [i for i in found if i not in targets]
+        if extra:
+            targets, reason = targets + extra, (f"{reason}; {why}" if reason else why)
 
     # A single-valued fact that replaces nothing while the slot is taken sits beside it instead.
     multi = cand.multi or any(mid not in targets for mid in taken)
@@ -177,3 +224,61 @@ def _replaced_elsewhere(cand: Candidate, nearest: list[Neighbour], min_similarit
             continue  # a fact about someone else
         return memory.id, looked
     return None, looked
+
+
+def _asked_once(nearest: Nearest, most: int) -> Nearest:
+    """Several rules look at the nearest memories: one index query for the most any of them wants."""
+    fetched: list[list[Neighbour]] = []
+
+    def first(n: int) -> list[Neighbour]:
+        if not fetched:
+            fetched.append(sorted(nearest(most), key=lambda x: x.similarity, reverse=True))
+        return fetched[0][:n]
+    return first
+
+
+def _accumulating(attribute: str) -> bool:
+    return attribute in SLOTS and SLOTS[attribute].multi and attribute != "note"
+
+
+def _same_person(old_text: str, cand: Candidate) -> bool:
+    """Could the new fact be about whom the old memory is about? An old fact about a named person
+    needs the new clause to name them; a new fact about a named person (a capitalised name inside
+    the clause, not just its first word) needs the old memory to name them."""
+    old_name, new_name = named_subject(old_text), named_subject(cand.text)
+    if old_name and old_name not in cand.text.casefold():
+        return False
+    if new_name and new_name not in old_text.casefold():
+        first = new_name.split()[0]
+        inside = re.search(rf"(?<=\S)\s+{re.escape(first)}\b", cand.clause, re.IGNORECASE)
+        if inside and inside.group(0).strip()[:1].isupper():
+            return False
+    return True
+
+
+def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                named_only: bool = False) -> tuple[list[int], list[tuple[int, float]], str]:
+    """Rule 7: the memories this fact replaces outside its slot, what was looked at, and why."""
+    mine = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
+            if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
+            and _same_person(n.memory.text, cand)]
+    looked = [(n.memory.id, n.similarity) for n in mine]
+    new_value = cand.value if cand.understood else ""
+    # The value a switch names: "from Django to FastAPI" names Django; else the clause itself.
+    naming = cand.replaced_value or (cand.clause if SWITCH_CUES.search(cand.clause) else "")
+    if naming:
+        named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value)]
+        if named:
+            return named, looked, "the message names this memory's value with a switch"
+    if named_only or _accumulating(cand.attribute):
+        return [], looked, ""
+    cued = bool(OPEN_CUES.search(cand.clause))
+    for n in mine:
+        if n.similarity < floor or _accumulating(n.memory.attribute):
+            continue
+        if not competes(n.memory.text, cand.text):
+            continue
+        if cued or value_kind(cand.text, sentence=True) == "amount":
+            return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
+                                           + (", with an update cue" if cued else ", a quantity"))
+    return [], looked, ""

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # An update cue with no slot to match ("actually, it's at 10 now") replaces the nearest memory
     # anywhere only when at least conflict_threshold + cue_margin similar.
     cue_margin: float = Field(0.15, ge=0.0, le=1.0)
+    # Open-world conflicts (resolve.py rule 7): a memory about the same thing with a value of the same
+    # kind, filed under another attribute, is replaced only when at least this similar.
+    open_world_floor: float = Field(0.40, ge=0.0, le=1.0)
     # Nearest memories searched for a switch inside a slot, and for a bare update cue anywhere.
     slot_neighbours: int = Field(50, ge=1, le=1000)
     cue_neighbours: int = Field(5, ge=1, le=1000)

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import text as textlib
+from .extraction import SLOTS
 from .index import VectorIndex
 from .lexical import LexicalIndex
 from .model import OutboxRow
@@ -237,6 +238,10 @@ class IndexSync:
             report["lexical_missing"] += len(ids - lexical)
             report["lexical_extra"] += len(lexical - ids)
         report["orphan_collections"] = len(self._orphans())
+        # A data invariant, not an index fault (so not part of "ok", which rebuilds would not fix):
+        # a single-valued slot with several active values means an update left an outdated value.
+        report["single_valued_violations"] = self.ledger.single_valued_violations(
+            [name for name, slot in SLOTS.items() if not slot.multi])
         report["ok"] = not any(report[k] for k in ("vector_missing", "vector_extra", "lexical_missing",
                                                    "lexical_extra", "orphan_collections"))
         return report

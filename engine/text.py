@@ -91,13 +91,23 @@ _CARRY_VERBS = (
 _CARRY_SPLIT = re.compile(rf"\s*(?:,\s*and|\band)\s+(?=(?:{_CARRY_VERBS})\b)", re.IGNORECASE)
 
 
+# A dash sets a statement apart from what follows ("I'm vegan — any recipes?"); in a question, a
+# comma before a question word does ("I'm left-handed, which guitar should I buy?").
+_DASH_SPLIT = re.compile(r"\s+[\u2014\u2013]\s*|\s*[\u2014\u2013]\s+|\s+--\s+")
+_QUESTION_SPLIT = re.compile(r",\s*(?=(?:what|which|how|any|can|could|should|would|where|when|who|is there|are there|"
+                             r"do you|does|did)\b)", re.IGNORECASE)
+
+
 def split_clauses(sentence: str) -> list[str]:
     """Split a sentence into clauses that each state one thing.
 
     Splitting only happens before a word that starts a new statement about the speaker or the
     project, so lists ("I like cats and dogs") stay whole.
     """
-    parts = [p for p in _CLAUSE_SPLIT.split(sentence) if p and p.strip(" ,;")]
+    pieces = _DASH_SPLIT.split(sentence)
+    if sentence.rstrip().endswith("?"):
+        pieces = [q for p in pieces for q in _QUESTION_SPLIT.split(p)]
+    parts = [p for piece in pieces for p in _CLAUSE_SPLIT.split(piece) if p and p.strip(" ,;")]
     clauses: list[str] = []
     for part in parts:
         sub = _CARRY_SPLIT.split(part)
@@ -203,7 +213,7 @@ _LEADING_FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|oh|ah|well|so|hey|hi|hello|thanks|thank you|cool|great|nice|sure|yeah|yes|no|"
     r"by the way|btw|fyi|anyway|anyways|also|oh and|and|just so you know|for the record|quick update|update|"
     r"heads up|fun fact|good morning|good evening|haha|lol|just a reminder|reminder|as i said|as i mentioned|"
-    r"like i said|to recap|just to recap|again)\b[\s,!.:;-]*)+",
+    r"like i said|to recap|just to recap|again|as you know|as i told you)\b[\s,!.:;-]*)+",
     re.IGNORECASE,
 )
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import extraction as extractlib
 from .embed import Embedder
+from .extraction.compete import slot_fits
 
 
 class MemoryVectors:
@@ -30,6 +31,13 @@ class MemoryVectors:
         out = np.array(plain, dtype=np.float32, copy=True)
         for row, (attribute, mem_type) in enumerate(slots):
             slot = extractlib.slot_of(attribute, mem_type)
+            if slot is not None and slot.name == "note":
+                # A note leans toward the slot nearest its meaning (when near enough), whatever its
+                # label: a function of the text alone, so ingest, re-embedding and import agree.
+                sims = matrix @ plain[row]
+                best = int(np.argmax(sims))
+                if sims[best] >= self.slot_guess_floor:
+                    slot = extractlib.SLOTS[self._slot_names[best]]
             if slot is not None and slot.name in index:
                 out[row] += self.doc_expansion * matrix[index[slot.name]]
         return out / np.linalg.norm(out, axis=1, keepdims=True)
@@ -41,7 +49,8 @@ class MemoryVectors:
 
     def assign_fallback_attributes(self, cands: list[extractlib.Candidate],
                                    plain: np.ndarray) -> list[extractlib.Candidate]:
-        """A clause no rule understood goes under the nearest canonical attribute, when one is near enough."""
+        """A clause no rule understood goes under the nearest canonical attribute when that one is near
+        enough AND fits it (shares a word with the slot, compete.slot_fits); else it stays a note."""
         if all(c.understood for c in cands):
             return cands
         matrix = self.slot_vectors()
@@ -50,8 +59,8 @@ class MemoryVectors:
             if not cand.understood:
                 sims = matrix @ vector
                 best = int(np.argmax(sims))
-                if sims[best] >= self.slot_guess_floor:
-                    slot = extractlib.SLOTS[self._slot_names[best]]
+                slot = extractlib.SLOTS[self._slot_names[best]]
+                if sims[best] >= self.slot_guess_floor and slot_fits(cand.clause, slot.name, slot.description):
                     cand = extractlib.replace(cand, attribute=slot.name, type=slot.type, multi=True)
             out.append(cand)
         return out

@@ -95,8 +95,12 @@ CASES = [
      SlotState(), [(mem(8, "date", "Friday", subject="event:launch"), 0.95)], "superseded", [8], False),
     ("6 ... never a memory of this same message", cand("note", "10", multi=True, understood=False, update_cue=True),
      SlotState(), [(mem(9, "meeting_time", "9", message_id=NEW_MESSAGE), 0.95)], "created", [], True),
-    ("facts of one message never replace each other", cand("location", "Bergen"),
+    ("in one message the later value of a single-valued slot wins", cand("location", "Bergen"),
      SlotState(single_holders=[Neighbour(mem(10, "location", "Oslo", message_id=NEW_MESSAGE), 0.9)]),
+     [], "superseded", [10], False),
+    ("facts of one message never replace each other outside single-valued slots",
+     cand("robot_name", "Zap"),
+     SlotState(single_holders=[Neighbour(mem(10, "robot_name", "Bolt", message_id=NEW_MESSAGE), 0.9)]),
      [], "created", [], True),
     ("a new fact in an empty slot is created, single-valued", cand("location", "Bergen"), SlotState(), [],
      "created", [], False),
@@ -121,13 +125,13 @@ def test_a_switch_never_replaces_a_fact_about_another_named_person():
     assert p.action == "created" and p.supersede_ids == []
 
 
-def test_the_nearest_callable_is_asked_for_the_configured_neighbour_counts():
+def test_the_nearest_callable_is_asked_once_for_the_larger_neighbour_count():
     slot_search = near((GUITAR, 0.9))
     plan(cand("hobbies", "drums", multi=True, clause="I switched to drums"), SlotState(others=[GUITAR, PIANO]),
          slot_search)
     anywhere = near()
     plan(cand("note", "10", multi=True, understood=False, update_cue=True), SlotState(), anywhere)
-    assert (slot_search.asked, anywhere.asked) == ([50], [5])
+    assert (slot_search.asked, anywhere.asked) == ([50], [50])
 
 
 def test_the_plan_lists_what_it_compared():

@@ -7,6 +7,7 @@ examples), extractor (extract, correct, structured, the Extractor protocol and R
 from dataclasses import replace
 
 from .candidate import Candidate
+from .dates import parse_timestamp, resolve_relative_dates
 from .extractor import (
     MAX_RULE_CLAUSE, Extractor, RuleExtractor, correct, extract, informative, slot_of, structured,
 )
@@ -19,6 +20,6 @@ from .voice import embedding_text, finish_sentence, person_names, third_person
 __all__ = [
     "MAX_RULE_CLAUSE", "RULES", "SLOTS", "UPDATE_CUES", "Candidate", "Extractor", "Found", "Rule", "RuleExtractor",
     "Slot", "apply_rules", "clean_value", "correct", "embedding_text", "event_subject", "extract", "finish_sentence",
-    "informative", "known_slot", "person_names", "replace", "slot_of", "slug", "strip_cue_prefix", "strip_when",
-    "structured", "third_person", "value_key",
+    "informative", "known_slot", "parse_timestamp", "person_names", "replace", "resolve_relative_dates", "slot_of",
+    "slug", "strip_cue_prefix", "strip_when", "structured", "third_person", "value_key",
 ]

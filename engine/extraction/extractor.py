@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from .. import text as textlib
 from .candidate import Candidate
+from .requests import instruction, unwrap
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
@@ -79,10 +80,37 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     for sentence in textlib.split_sentences(textlib.normalize(message)):
+        instructed = instruction(sentence, S) if subject_key == "user" else []
+        if instructed:
+            candidates.extend(instructed)
+            continue
+        sentence = unwrap(textlib.strip_leading_filler(sentence))
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):
             candidates.extend(_extract_clause(clause, subject_key, S, P, cue_in_sentence))
+    if not candidates:
+        candidates = _request_as_note(textlib.normalize(message), subject_key, S)
     return _dedupe(candidates)
+
+
+_ASKS_FOR = re.compile(r"\b(?:what|when|where|which|who|whom|whose|how|if|whether)\b", re.IGNORECASE)
+
+
+def _request_as_note(message: str, subject_key: str, S: str) -> list[Candidate]:
+    """A request no rule understood that still tells something of the user's own ("help me with a
+    toast for my brother Marco's wedding in Sicily"): the message is kept as a note, so a miss in
+    the rules is not a miss in recall. It must name something (a name or a number beyond the first
+    word) of the user's (my/our) and not ask for information (what/when/...)."""
+    text = message.strip()
+    if not text or textlib.is_small_talk(text) or _ASKS_FOR.search(text):
+        return []
+    if not textlib.is_question_or_request(text) or not re.search(r"\b(?:my|our)\b", text, re.IGNORECASE):
+        return []
+    if not re.search(r"(?<=\s)(?:[A-Z][\w'-]*|\S*\d)", text) or len(text) > MAX_RULE_CLAUSE:
+        return []
+    return [Candidate(subject=subject_key, attribute="note", value=clean_value(text)[:500], type="fact",
+                      importance=0.45, multi=True, text=f"{S} asked: {third_person(text.rstrip('?'), S)}"[:1000],
+                      clause=text, understood=False, rule="request")]
 
 
 def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_sentence: bool) -> list[Candidate]:

@@ -175,7 +175,11 @@ def building(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = clean_value(m["v"])
     known = known_slot(v)
     if known and known[0] == "framework":
-        return Found("framework", known[1], subject="project", type="project_detail")
+        framework = Found("framework", known[1], subject="project", type="project_detail")
+        if len(v.split()) <= len(known[1].split()) + 2:  # "a Next.js app": the framework is all it says
+            return framework
+        # "a budgeting tool for freelancers in Flutter": what is being built, and with what
+        return [Found("project_description", v, subject="project", type="project_detail"), framework]
     if len(v.split()) > 15:
         return None
     return Found("project_description", v, subject="project", type="project_detail")

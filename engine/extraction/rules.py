@@ -277,6 +277,8 @@ RULES: tuple[Rule, ...] = (
          handler=handlers.building, examples=[
              ("I'm building a Next.js app.", ("project", "framework", "Next.js")),
              ("I'm building a budgeting tool for freelancers", ("project", "project_description", "a budgeting tool for freelancers")),
+             ("I'm making a habit tracker for nurses in Flutter.", ("project", "project_description", "a habit tracker for nurses in Flutter")),
+             ("We're developing a parking app for campuses in SvelteKit", ("project", "framework", "SvelteKit")),
          ]),
     Rule("project_attr", "*", rf"^(?:(?:the|my|our|this)\s+)?(?:project(?:'s)?\s+|app(?:'s)?\s+|site(?:'s)?\s+|product(?:'s)?\s+)?(?:(?P<qual>[a-z][\w-]*)\s+)??(?P<attr>{_PROJECT_ATTR_ALT})\s*{_PROJECT_VERB}\s*(?:(?:now|still)\s+)?(?:to|for|on|at|until|as|from\s+\S.*?\s+to)?\s*(?P<v>.+)",
          handler=handlers.project_attr, examples=[

@@ -90,6 +90,8 @@ SLOTS: dict[str, Slot] = _slots(
     ("sibling_count", "fact", False, 0.6, "how many brothers and sisters the person has"),
     ("children_count", "fact", False, 0.7, "how many children the person has"),
     ("pet_count", "fact", False, 0.5, "how many pets the person has"),
+    ("reply_language", "preference", False, 0.8, "the language the assistant should reply in"),
+    ("assistant_instruction", "preference", True, 0.8, "how the assistant should answer, write or behave for the person"),
     ("note", "fact", True, 0.5, "other information about the person"),
 )
 

@@ -282,6 +282,16 @@ class Ledger:
             out.setdefault(user_id, set()).add(mid)
         return out
 
+    def single_valued_violations(self, attributes: Sequence[str]) -> int:
+        """Slots (user, subject, attribute) of these single-valued attributes holding more than one
+        active memory: the invariant an update keeps (issue 12)."""
+        if not attributes:
+            return 0
+        marks = ", ".join("?" * len(attributes))
+        rows = self.query(f"SELECT COUNT(*) FROM (SELECT 1 FROM memories WHERE status = 'active' AND attribute IN "
+                          f"({marks}) GROUP BY user_id, subject, attribute HAVING COUNT(*) > 1)", list(attributes))
+        return int(rows[0][0])
+
     def active_texts(self, user_id: str) -> list[tuple[int, str, str]]:
         """(id, text, attribute) for a user's active memories: what the lexical index is built from."""
         return self.query(

@@ -1,0 +1,136 @@
+"""Open-world conflicts: do two memory sentences say different things about the same thing?
+
+The slot table is the fast, precise path to "this replaces that"; it only knows the slots it lists.
+These pure functions judge any two sentences instead, from what they are about (the topic words
+left once values, units, update verbs and time words are taken out) and what kind of value each
+carries (an amount, a time, a name or a plain phrase): "User's rent is 900 euros a month." and
+"They raised User's rent to 1000 euros." share the topic "rent" and both carry an amount.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import text as textlib
+
+_TIME = re.compile(
+    r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends?|january|february|march|april|"
+    r"june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
+    r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year))\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d")
+# A quantity: a number standing alone ("900", "58k", "1,100", "3.9"), not a digit inside a name ("EV6",
+# "P-45") nor a version after one ("Vue 2", "Pixel 9", "iPhone 12").
+_AMOUNT = re.compile(r"^\d[\d,.]*(?:k|m|bn|%)?$", re.IGNORECASE)
+
+
+def _has_amount(text: str) -> bool:
+    words = re.findall(r"[\w.,%+#-]+", text)
+    for before, word in zip([""] + words, words):
+        if _AMOUNT.match(word.rstrip(".,")) and not _NAME.match(before.rstrip(".,")):
+            return True
+    return False
+_NAME = re.compile(r"^(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|\w*\d\w*[A-Za-z]\w*)$")
+
+
+def _words(text: str) -> set[str]:
+    return set(textlib.tokenize(text))
+
+
+# Words that say how a value changed or when, not what it is about. Stemmed like the topic words.
+_NOT_TOPIC_WORDS = """
+raise raised increase increased decrease decreased lower lowered bump bumped drop dropped cut grew grow grown
+went go up down over off onto to from put upgrade upgraded downgrade downgraded migrate migrated switch switched
+swap swapped replace replaced trade traded move moved relocate relocated port ported rename renamed rewrite rewrote
+rewritten change changed hit crossed reach reached now new newly latest old former since used get getting got
+cancel cancelled canceled ditch ditched quit stop stopped sold sell started start finally anymore longer instead
+week weeks month months year years day days night nights hour hours minute minutes time times today yesterday
+tomorrow last next ago morning evening a an per each every about around roughly only just
+euro euros dollar dollars pound pounds usd eur gbp k percent per cent bucks quid yen
+user project they them he she someone somebody
+"""
+_NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
+
+
+# Short forms people use for the same thing: "the db" is the database.
+_SAME_THING = {"db": "databas", "repo": "repository", "cell": "phon", "mobil": "phon", "pc": "computer",
+               "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl"}
+
+
+def topic_words(text: str) -> set[str]:
+    """What a sentence is about: its content stems without numbers, units, change verbs or time words."""
+    return {_SAME_THING.get(w, w) for w in _words(text) if not _NUMBER.search(w) and w not in _NOT_TOPIC}
+
+
+def _value_words(text: str, *, sentence: bool) -> list[str]:
+    words = re.findall(r"[\w.+#'-]+", text)
+    if sentence and words:
+        words = words[1:]  # a sentence's first word is capitalised whatever it is
+    return [w.strip(".'") for w in words if w.strip(".'") and w.strip(".'").casefold() not in ("user", "user's", "project")]
+
+
+def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
+    """The kinds of value a value (or a whole memory sentence) carries: amount, time, name; else phrase."""
+    kinds = set()
+    if _TIME.search(value):
+        kinds.add("time")
+    if _has_amount(value):
+        kinds.add("amount")
+    if any(_NAME.match(w) and not _TIME.fullmatch(w) and not _AMOUNT.match(w)
+           for w in _value_words(value, sentence=sentence)):
+        kinds.add("name")
+    return kinds or {"phrase"}
+
+
+def value_kind(value: str, *, sentence: bool = False) -> str:
+    """The main kind of value: a time, else an amount, else a name, else a phrase."""
+    kinds = value_kinds(value, sentence=sentence)
+    return next(k for k in ("time", "amount", "name", "phrase") if k in kinds)
+
+
+def _value_tokens(text: str) -> set[str]:
+    """Numbers and names in a sentence: the part of it that changes when a fact is updated."""
+    out = set()
+    for w in _value_words(text, sentence=True):
+        if _NUMBER.search(w) or _NAME.match(w):
+            out.update(textlib.tokenize(w) or [w.casefold()])
+    return out
+
+
+def competes(old_text: str, new_text: str) -> bool:
+    """Two memory sentences about the same thing (a shared topic word) carrying values of the same
+    kind that differ: the newer may replace the older (the caller decides, from cues and slots)."""
+    if not topic_words(old_text) & topic_words(new_text):
+        return False
+    if not value_kinds(old_text, sentence=True) & value_kinds(new_text, sentence=True):
+        return False
+    old_values, new_values = _value_tokens(old_text), _value_tokens(new_text)
+    if old_values or new_values:
+        return not new_values <= old_values
+    return _words(old_text) != _words(new_text)
+
+
+def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
+    """Does the clause name an old memory's value ("sold the Yamaha" names "a Yamaha P-45")?
+
+    A name in the old value counts on its own; a value of plain words must be named in full.
+    Words of the new value do not count: "I moved to Oslo" does not name an old "Oslo".
+    """
+    said = _words(clause) - _words(new_value)
+    named = {t for w in _value_words(old_value, sentence=False) if _NAME.match(w) for t in textlib.tokenize(w)}
+    if named & said:
+        return True
+    plain = _words(old_value) - _NOT_TOPIC
+    return bool(plain) and len(plain) <= 3 and plain <= said
+
+
+_GENERIC_DESCRIPTION_WORDS = frozenset(_words("person people thing things other information use uses used"))
+
+
+def slot_fits(clause: str, slot_name: str, description: str) -> bool:
+    """May a clause no rule understood be filed under this slot? Only when it shares a word with the
+    slot's name or description: "I usually swim at 7pm" is nearest to "time zone" by meaning, but
+    nothing in it is a time zone, so it stays a note."""
+    words = _words(slot_name.replace("_", " ") + " " + description) - _GENERIC_DESCRIPTION_WORDS
+    return bool({_SAME_THING.get(w, w) for w in _words(clause)} & {_SAME_THING.get(w, w) for w in words})

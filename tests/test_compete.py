@@ -1,0 +1,169 @@
+"""Open-world conflicts (engine/extraction/compete.py, engine/resolve.py): two memories compete when
+they are about the same thing and their values are of the same kind, whatever slot each was filed in.
+Pure: no model, no store. The sentences are our own, not evaluation cases."""
+from __future__ import annotations
+
+import pytest
+
+from engine.extraction import Candidate
+from engine.extraction import SLOTS
+from engine.extraction.compete import competes, names_old_value, slot_fits, topic_words, value_kind
+from engine.model import Memory
+from engine.resolve import Neighbour, SlotState, plan_candidate
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("value, kind", [
+    ("1000 euros", "amount"), ("58k", "amount"), ("3.9 percent", "amount"), ("1,100 subscribers", "amount"),
+    ("7pm", "time"), ("10:30", "time"), ("Friday", "time"), ("March 4", "time"), ("next Tuesday", "time"),
+    ("Fly.io", "name"), ("a Kia EV6", "name"), ("GitHub Actions", "name"),
+    ("black coffee", "phrase"), ("cycling to work", "phrase"),
+])
+def test_value_kind(value, kind):
+    assert value_kind(value) == kind
+
+
+def test_topic_words_leave_out_numbers_units_cues_and_time():
+    assert topic_words("They raised User's water bill to 48 dollars last month.") == {"water", "bill"}
+    assert "switch" not in topic_words("User switched the newsletter tool over to Buttondown.")
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    # same thing, same kind of value: they compete
+    ("User's water bill is 40 dollars a month.", "The water company put User's bill up to 48 dollars.", True),
+    ("User's team has 6 engineers.", "User's team grew to 9 engineers.", True),
+    ("User stores backups on Backblaze.", "User moved the backups over to Wasabi.", True),
+    # different things, or different kinds of value: they do not
+    ("User's water bill is 40 dollars a month.", "User's gym costs 40 dollars a month.", False),
+    ("User's team has 6 engineers.", "User's team meets on Monday.", False),
+    ("User stores backups on Backblaze.", "User plays squash on Tuesdays.", False),
+])
+def test_competes(old, new, expected):
+    assert competes(old, new) is expected
+
+
+@pytest.mark.parametrize("old_value, clause, new_value, expected", [
+    ("a Yamaha P-45", "sold the Yamaha and got a Roland FP-30", "", True),
+    ("Trello for tasks", "we dropped trello, Linear does it all now", "", True),
+    ("Oslo", "I moved to Oslo", "Oslo", False),  # naming the new value is not naming an old one
+    ("Trello for tasks", "I still love Trello", "", True),  # names it; the cue decides (resolve)
+    ("a Yamaha P-45", "I bought a new guitar strap", "", False),
+    ("master", "we renamed master to main", "main", True),  # plain words named in full
+])
+def test_names_old_value(old_value, clause, new_value, expected):
+    assert names_old_value(old_value, clause, new_value) is expected
+
+
+NEW = 99
+
+
+def mem(id, attribute, value, text, *, subject="user", multi=False, message_id=1):
+    return Memory(id=id, user_id="u", text=text, type="fact", subject=subject, attribute=attribute, value=value,
+                  importance=0.5, status="active", message_id=message_id, multi_valued=multi)
+
+
+def cand(attribute, value, text, clause, *, understood=True, multi=False, update_cue=True, replaced=None,
+         subject="user"):
+    return Candidate(subject=subject, attribute=attribute, value=value, type="fact", importance=0.5, multi=multi,
+                     text=text, clause=clause, update_cue=update_cue, replaced_value=replaced, understood=understood)
+
+
+def run(c, *pairs, slot=SlotState()):
+    def nearest(n):
+        return [Neighbour(m, s) for m, s in pairs][:n]
+    return plan_candidate(c, slot, nearest, user_id="u", message_id=NEW, conflict_threshold=0.5, cue_margin=0.15)
+
+
+WATER = mem(1, "water_bill", "40 dollars a month", "User's water bill is 40 dollars a month.")
+BACKUPS = mem(2, "note", "I store backups on Backblaze", "User stores backups on Backblaze.", multi=True)
+SQUASH = mem(3, "hobbies", "squash", "User plays squash.", multi=True)
+TRELLO = mem(4, "tools", "Trello for tasks", "User uses Trello for tasks.", multi=True)
+SISTER = mem(5, "note", "my sister lives in Rome", "User's sister lives in Rome.", multi=True)
+
+
+def test_a_quantity_update_in_another_slot_supersedes():
+    c = cand("note", "they put my water bill up to 48 dollars", "They put User's water bill up to 48 dollars.",
+             "They put my water bill up to 48 dollars", understood=False, multi=True)
+    assert run(c, (WATER, 0.6)).supersede_ids == [1]
+
+
+def test_a_verb_phrased_move_supersedes_by_topic():
+    c = cand("note", "we moved the backups over to Wasabi", "User moved the backups over to Wasabi.",
+             "We moved the backups over to Wasabi", understood=False, multi=True)
+    assert run(c, (BACKUPS, 0.55)).supersede_ids == [2]
+
+
+def test_a_name_without_an_update_cue_does_not_supersede():
+    c = cand("note", "a friend recommended Wasabi for backups", "A friend recommended Wasabi for backups.",
+             "a friend recommended Wasabi for backups", understood=False, multi=True, update_cue=False)
+    assert run(c, (BACKUPS, 0.55)).action == "created"
+
+
+def test_naming_the_old_value_with_a_switch_replaces_even_an_accumulating_slot():
+    c = cand("note", "we dropped trello, Linear does it all now", "User dropped trello, Linear does it all now.",
+             "we dropped trello, Linear does it all now", understood=False, multi=True)
+    assert run(c, (TRELLO, 0.5)).supersede_ids == [4]
+
+
+def test_accumulating_kinds_are_never_replaced_by_topic():
+    c = cand("hobbies", "tennis", "User plays tennis now.", "I play tennis now", multi=True)
+    assert run(c, (SQUASH, 0.7)).action == "created"
+
+
+def test_someone_else_moving_does_not_replace_their_relative():
+    c = cand("note", "my brother moved to Milan", "User's brother moved to Milan.", "my brother moved to Milan",
+             understood=False, multi=True)
+    assert run(c, (SISTER, 0.7)).action == "created"
+
+
+def test_a_switch_names_a_value_stored_under_another_attribute():
+    """Issue 13: "I switched from Django to FastAPI" replaces Django wherever it was filed."""
+    old = mem(6, "project_description", "a recipe site in Django", "Project is a recipe site in Django.",
+              subject="project")
+    c = cand("framework", "FastAPI", "Project uses FastAPI.", "I switched from Django to FastAPI",
+             replaced="Django", subject="project")
+    assert run(c, (old, 0.4)).supersede_ids == [6]
+
+
+def test_a_canonical_update_replaces_every_holder_of_the_slot():
+    """Issue 12 High 2: a value kept beside the holder is replaced too."""
+    a = mem(7, "location", "Oslo", "User lives in Oslo.")
+    b = mem(8, "location", "Bergen", "User lives in Bergen.", multi=True)
+    c = cand("location", "Paris", "User lives in Paris.", "I moved to Paris")
+    plan = run(c, slot=SlotState(single_holders=[Neighbour(a, 0.3)], others=[a, b]))
+    assert sorted(plan.supersede_ids) == [7, 8] and not plan.multi
+
+
+def test_within_one_message_the_later_single_value_wins():
+    earlier = mem(9, "location", "Oslo", "User lives in Oslo.", message_id=NEW)
+    c = cand("location", "Bergen", "User lives in Bergen.", "actually I live in Bergen")
+    plan = run(c, slot=SlotState(single_holders=[Neighbour(earlier, 0.3)]))
+    assert plan.supersede_ids == [9] and not plan.multi
+
+
+@pytest.mark.parametrize("clause, slot, fits", [
+    ("I usually swim at 7pm after work", "timezone", False),
+    ("I'm on Central European time", "timezone", True),
+    ("we keep the whole thing in one big monorepo", "repository", False),
+    ("my allergies flare up in spring", "allergies", True),
+    ("I'm shipping a podcast app for runners", "framework", False),
+])
+def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
+    assert slot_fits(clause, slot, SLOTS[slot].description) is fits
+
+
+def test_a_name_said_in_passing_is_not_a_switch():
+    """Only replace-type verbs make a named value an old one: "sorry" or "moved" in passing do not."""
+    partner = mem(10, "partner", "Anna", "User's partner is named Anna.")
+    c = cand("note", "sorry, my cousin Anna moved in with us", "Sorry, User's cousin Anna moved in with them.",
+             "sorry, my cousin Anna moved in with us", understood=False, multi=True)
+    assert run(c, (partner, 0.6)).action == "created"
+
+
+def test_a_cue_note_filed_under_an_accumulating_slot_adds_to_it():
+    """"I now also speak Turkish" (no rule, filed under languages, cue "now") leaves Greek alone."""
+    greek = mem(11, "languages", "Greek", "User speaks Greek.", multi=True)
+    c = cand("languages", "I now also speak Turkish", "User now also speaks Turkish.", "I now also speak Turkish",
+             understood=False, multi=True)
+    assert run(c, (greek, 0.8), slot=SlotState(others=[greek])).action == "created"

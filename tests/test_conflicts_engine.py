@@ -1,0 +1,76 @@
+"""Issue 10, 12 (High 2) and 13 conflict mechanisms on the real engine (SQLite, Chroma, MiniLM).
+Our own sentences, not evaluation cases."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+
+def active_texts(engine, user):
+    return [m.text for m in engine.list_memories(user_id=user, status="active")]
+
+
+def test_the_user_speaking_as_themself_updates_their_own_facts(engine):
+    engine.ingest("I work at Zalando.", user_id="alice")
+    result = engine.ingest("I now work at Spotify.", user_id="alice", speaker="Alice")
+    assert result.status == "superseded"
+    assert [m.subject for m in result.memories] == ["user"]
+    assert not any("Zalando" in t for t in active_texts(engine, "alice"))
+
+
+def test_a_switch_replaces_the_named_value_filed_under_another_attribute(engine):
+    first = engine.ingest("I'm building a recipe sharing site with Django.", user_id="u")
+    assert "project_description" in [m.attribute for m in first.memories]
+    result = engine.ingest("I switched from Django to FastAPI.", user_id="u")
+    assert result.status == "superseded"
+    assert set(result.superseded_ids) == {m.id for m in first.memories}
+
+
+def test_a_raised_amount_replaces_the_old_amount(engine):
+    engine.ingest("My water bill is 40 dollars a month.", user_id="u")
+    engine.ingest("I live in Leeds.", user_id="u")
+    result = engine.ingest("The water company raised my bill to 48 dollars.", user_id="u")
+    assert result.status == "superseded"
+    texts = active_texts(engine, "u")
+    assert not any("40 dollars" in t for t in texts) and any("Leeds" in t for t in texts)
+
+
+def test_accumulating_kinds_are_not_replaced(engine):
+    engine.ingest("I speak Greek.", user_id="u")
+    engine.ingest("I play squash.", user_id="u")
+    engine.ingest("I now also speak Turkish.", user_id="u")
+    engine.ingest("I play badminton now too.", user_id="u")
+    texts = active_texts(engine, "u")
+    assert any("Greek" in t for t in texts) and any("squash" in t for t in texts)
+
+
+def test_one_value_per_single_valued_slot(engine):
+    engine.ingest("I live in Graz. Well, actually I live in Linz.", user_id="u")
+    assert [t for t in active_texts(engine, "u") if "lives in" in t] == ["User lives in Linz."]
+    engine.ingest("I moved to Salzburg.", user_id="u")
+    assert [t for t in active_texts(engine, "u") if "lives in" in t] == ["User lives in Salzburg."]
+    assert engine.verify_index()["single_valued_violations"] == 0
+
+
+def test_verify_reports_a_single_valued_slot_with_two_active_values(engine):
+    """The invariant check sees an outdated value kept beside the current one (as a store written
+    before the fix could hold: the second row flagged multi-valued)."""
+    engine.ingest("I work at Acme.", user_id="u")
+    conn = sqlite3.connect(engine.data_dir / "memengine.db")
+    row = conn.execute("SELECT user_id, subject, attribute, embedding FROM memories").fetchone()
+    conn.execute("INSERT INTO memories (user_id, text, type, subject, attribute, value, value_key, multi_valued, "
+                 "importance, status, replaced_by, created_at, updated_at, embedding) "
+                 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                 (row[0], "User works at Initech.", "fact", row[1], row[2], "Initech", "initech", 1, 0.5, "active",
+                  None, "t", "t", row[3]))
+    conn.commit()
+    conn.close()
+    assert engine.verify_index()["single_valued_violations"] == 1
+
+
+def test_a_clause_that_fits_no_slot_stays_a_note(engine):
+    result = engine.ingest("I usually swim at 7pm after work.", user_id="u")
+    assert [m.attribute for m in result.memories] == ["note"]
