@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation.calibrate", description=__doc__.splitlines()[0])
     ap.add_argument("--cases", help="case file or directory (default: evaluation/cases/)")
     ap.add_argument("--split", default="dev", choices=["dev", "test", "all"])
-    ap.add_argument("--cache", help="pickle of the captured candidates: read when present, else written")
+    ap.add_argument("--cache", nargs="+", help="pickles of captured candidates (e.g. shards): read and joined "
+                    "when all are present, else the capture is written to the first")
     ap.add_argument("--json", help="write the fitted numbers and the chosen setting here")
     args = ap.parse_args(argv)
     if args.split != "dev":
@@ -160,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
 
     defaults = Settings()
     started = time.perf_counter()
-    if args.cache and Path(args.cache).exists():
-        captured = pickle.loads(Path(args.cache).read_bytes())
+    if args.cache and all(Path(c).exists() for c in args.cache):
+        # Only ever read captures this tool wrote: a pickle runs code when loaded.
+        captured = [item for c in args.cache for item in pickle.loads(Path(c).read_bytes())]
     else:
         cases = load_cases(args.cases, split=args.split)
 
@@ -172,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         captured = capture(cases, progress=tick)
         sys.stderr.write("\n")
         if args.cache:
-            Path(args.cache).write_bytes(pickle.dumps(captured))
+            Path(args.cache[0]).write_bytes(pickle.dumps(captured))
     x, y = training_rows(captured, defaults.alpha)
     calibration = fit(x, y)
     best, rows = choose(captured, calibration, defaults.top_k)
