@@ -76,7 +76,8 @@ class Recall:
         query_text = textlib.as_third_person_question(self._alias_names(user_id, query))
         lexical_text = textlib.as_third_person_question(query)
         # The statement the question asks for is embedded in the same encode call as the question.
-        statement_text = textlib.as_statement(query_text) if s.statement_query else None
+        # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)
+        statement_text = textlib.as_statement(query_text) if s.statement_query and s.calibrated else None
         if statement_text:
             qvec, svec = self.embedder.encode_queries([query_text, statement_text])
         else:
