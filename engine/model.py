@@ -5,6 +5,7 @@ from dataclasses import dataclass, field, asdict
 from typing import Any, NamedTuple
 
 from .limits import CONFIDENCE_LEVELS, INGEST_STATUSES, MEMORY_TYPES, STATUSES  # noqa: F401 (re-exported)
+from .calibration import Calibration
 
 
 class EngineError(Exception):
@@ -83,6 +84,10 @@ class Hit:
     importance: float
     historical: bool = False
     replaced_by_memory: Memory | None = None
+    # cosine of the memory and the statement the question asks for (text.as_statement); = semantic when none
+    statement: float = 0.0
+    # share of the question's content words the memory carries (text.content_coverage)
+    coverage: float = 0.0
 
     @property
     def citation(self) -> Citation:
@@ -96,6 +101,8 @@ class Hit:
             "semantic": self.semantic,
             "lexical": self.lexical,
             "importance": self.importance,
+            "statement": self.statement,
+            "coverage": self.coverage,
             "historical": self.historical,
             "replaced_by_memory": self.replaced_by_memory.to_dict() if self.replaced_by_memory else None,
             "citation": asdict(self.citation),
@@ -190,6 +197,10 @@ class RecallResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     # Every scored candidate, so the knobs can be moved without embedding the query again.
     candidates: list[Hit] = field(default_factory=list, repr=False)
+    # The calibrated-relevance model the scores came from (None: the raw blend) and whether near-threshold
+    # evidence is pooled; rescore applies the same.
+    calibration: Calibration | None = None
+    evidence_pooling: bool = False
 
     @property
     def memories(self) -> list[Memory]:

@@ -144,7 +144,13 @@ class Recall:
         # two people's memories apart when their content is alike.
         query_text = textlib.as_third_person_question(self._alias_names(user_id, query))
         lexical_text = textlib.as_third_person_question(query)
-        qvec = self.embedder.encode_query(query_text)
+        # The statement the question asks for is embedded in the same encode call as the question.
+        # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)
+        statement_text = textlib.as_statement(query_text) if s.statement_query and s.calibrated else None
+        if statement_text:
+            qvec, svec = self.embedder.encode_queries([query_text, statement_text])
+        else:
+            qvec = svec = self.embedder.encode_query(query_text)
         timings["embed"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         n = max(s.candidate_k, top_k * 2)
@@ -158,30 +164,40 @@ class Recall:
         ids = set(dense) | set(lexical)
         memories = self.ledger.get_many(sorted(ids))
         candidates: list[Hit] = []
-        missing_vectors = [i for i in ids if i not in dense and i in memories]
-        extra_vectors = self.ledger.embeddings(missing_vectors) if missing_vectors else {}
+        # The statement's cosine needs every candidate's vector; without a statement only the lexical-only
+        # candidates need theirs.
+        wanted = [i for i in ids if i in memories and (svec is not qvec or i not in dense)]
+        vectors = self.ledger.embeddings(wanted) if wanted else {}
         for memory_id, memory in memories.items():
             if memory.status != "active" or memory.user_id != user_id:
                 continue  # an index a moment behind the ledger must never leak a stale or foreign memory
             sem = dense.get(memory_id)
             if sem is None:
-                sem = float(extra_vectors[memory_id] @ qvec)
-            candidates.append(Hit(memory, 0.0, round(sem, 6), round(lexical.get(memory_id, 0.0), 6), memory.importance))
+                sem = float(vectors[memory_id] @ qvec)
+            stmt = float(vectors[memory_id] @ svec) if svec is not qvec else sem
+            candidates.append(Hit(memory, 0.0, round(sem, 6), round(lexical.get(memory_id, 0.0), 6), memory.importance,
+                                  statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
-            candidates.extend(self._historical_candidates(user_id, qvec, terms, n))
+            candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
         candidates = self._about_named_people(user_id, query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
+        calibration = s.calibration()
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
                                             threshold=threshold, top_k=top_k, current_first=not history_cue,
-                                            companion_margin=s.companion_margin)
+                                            companion_margin=s.companion_margin, calibration=calibration,
+                                            evidence_pooling=s.evidence_pooling)
         timings["total"] = (time.perf_counter() - started) * 1000
         return RecallResult(
             query=query, user_id=user_id, hits=hits, confidence=scoring.confidence(hits, threshold, s.certain_margin),
             threshold=threshold, alpha=alpha, importance_weight=importance_weight, top_k=top_k,
             include_history=history, history_cue=history_cue, companion_margin=s.companion_margin,
             below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
-            candidates=ranked,
+            candidates=ranked, calibration=calibration, evidence_pooling=s.evidence_pooling,
         )
+
+    @staticmethod
+    def _coverage(terms: list[str], memory) -> float:
+        return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
 
     def _alias_names(self, user_id: str, query: str) -> str:
         """Memories are embedded with their person as "User" (see extract.embedding_text); a question
@@ -216,11 +232,13 @@ class Recall:
 
         return [h for h in candidates if about_them(h)]
 
-    def _historical_candidates(self, user_id: str, qvec: np.ndarray, terms: list[str], n: int) -> list[Hit]:
+    def _historical_candidates(self, user_id: str, qvec: np.ndarray, svec: np.ndarray, terms: list[str],
+                               n: int) -> list[Hit]:
         rows = self.ledger.superseded_for_user(user_id, self.settings.history_pool)
         if not rows:
             return []
         sims = {mid: float(vector @ qvec) for mid, vector in rows}
+        statement_sims = {mid: float(vector @ svec) for mid, vector in rows}
         best = sorted(sims, key=sims.get, reverse=True)[:n]
         memories = self.ledger.get_many(best)
         docs = {mid: lexical_document(m.text, m.attribute) for mid, m in memories.items()}
@@ -230,5 +248,6 @@ class Recall:
         for mid in best:
             m = memories[mid]
             out.append(Hit(m, 0.0, round(sims[mid], 6), round(lexical.get(mid, 0.0), 6), m.importance,
-                           historical=True, replaced_by_memory=replacements.get(m.replaced_by)))
+                           historical=True, replaced_by_memory=replacements.get(m.replaced_by),
+                           statement=round(statement_sims[mid], 6), coverage=self._coverage(terms, m)))
         return out

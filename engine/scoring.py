@@ -1,5 +1,9 @@
 """Recall scoring: pure functions, so the cockpit can re-score without touching the model or store.
 
+Calibrated (the default, see calibration.py):
+score = P(answers | relevance, coverage, lexical) + importance_weight * (importance - 0.5)
+with relevance = max(r, alpha * r + (1 - alpha) * S_bm25), r = max(S_sem, S_statement).
+Uncalibrated (calibration=None, the raw blend the model is fitted over):
 score = max(S_sem, alpha * S_sem + (1 - alpha) * S_bm25) + importance_weight * (importance - 0.5)
 
 The max() means lexical evidence can only lift a memory, never drag a strong semantic match down;
@@ -8,8 +12,10 @@ the importance term breaks near-ties toward deadlines and hard constraints and i
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+from .calibration import Calibration, relevance_feature
 from .model import Hit, RecallResult
 
 BELOW_THRESHOLD_SHOWN = 10
@@ -23,6 +29,22 @@ def blend(semantic: float, lexical: float, importance: float, *, alpha: float, i
     return dense_first + importance_weight * (importance - 0.5)
 
 
+def hit_score(hit: Hit, *, alpha: float, importance_weight: float, calibration: Calibration | None) -> float:
+    if calibration is None:
+        return blend(hit.semantic, hit.lexical, hit.memory.importance, alpha=alpha,
+                     importance_weight=importance_weight)
+    if not 0.0 <= importance_weight <= 1.0:
+        raise ValueError(f"importance_weight must be between 0 and 1, got {importance_weight}")
+    relevance = relevance_feature(hit.semantic, hit.statement, hit.lexical, alpha)
+    return (calibration.probability(relevance, hit.coverage, hit.lexical)
+            + importance_weight * (hit.memory.importance - 0.5))
+
+
+def pooled(scores: list[float]) -> float:
+    """The chance that at least one of several independent pieces of evidence answers: 1 - prod(1 - p)."""
+    return 1.0 - math.prod(1.0 - min(max(p, 0.0), 1.0) for p in scores)
+
+
 def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
     """certain: the best hit clears the threshold by the margin; vague: it just clears it; unknown: no hit."""
     if not hits:
@@ -31,7 +53,8 @@ def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
 
 
 def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, threshold: float,
-         top_k: int, current_first: bool = False, companion_margin: float = 0.0
+         top_k: int, current_first: bool = False, companion_margin: float = 0.0,
+         calibration: Calibration | None = None, evidence_pooling: bool = False
          ) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """Score every candidate; return (hits, best misses, all candidates ranked).
 
@@ -41,17 +64,24 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
     and memories up to this much below the threshold come along ("what's on my schedule?" has
     several answers, and the second-best often scores a little lower). A question nothing answers
     still gets [].
+    evidence_pooling (calibrated scores only): when no memory clears the threshold alone but two or more
+    are within the companion margin of it, the question counts as answerable when their pooled
+    probability (pooled()) clears it ("what do I do on weekends?" answered by three half-sure hobbies).
     """
     if top_k < 1:
         raise ValueError(f"top_k must be at least 1, got {top_k}")
     scored = [
-        replace(c, score=round(blend(c.semantic, c.lexical, c.memory.importance, alpha=alpha,
-                                     importance_weight=importance_weight), 6))
+        replace(c, score=round(hit_score(c, alpha=alpha, importance_weight=importance_weight,
+                                         calibration=calibration), 6))
         for c in candidates
     ]
     # Ties (rare) go to the newer memory: the more recent statement is the better guess.
     scored.sort(key=lambda h: (not (current_first and h.historical), h.score, h.memory.id), reverse=True)
-    floor = threshold - companion_margin if any(h.score >= threshold for h in scored) else threshold
+    answerable = any(h.score >= threshold for h in scored)
+    if not answerable and evidence_pooling and calibration is not None:
+        near = [h.score for h in scored[:top_k] if h.score >= threshold - companion_margin]
+        answerable = len(near) >= 2 and pooled(near) >= threshold
+    floor = threshold - companion_margin if answerable else threshold
     passing = [h for h in scored if h.score >= floor]
     misses = [h for h in scored if h.score < floor][:BELOW_THRESHOLD_SHOWN]
     return passing[:top_k], misses, scored
@@ -67,7 +97,8 @@ def rescore(result: RecallResult, *, threshold: float | None = None, alpha: floa
     top_k = result.top_k if top_k is None else top_k
     hits, misses, ranked = rank(result.candidates, alpha=alpha, importance_weight=importance_weight,
                                 threshold=threshold, top_k=top_k, current_first=not result.history_cue,
-                                companion_margin=result.companion_margin)
+                                companion_margin=result.companion_margin, calibration=result.calibration,
+                                evidence_pooling=result.evidence_pooling)
     return replace(result, hits=hits, below_threshold=misses, candidates=ranked, threshold=threshold,
                    alpha=alpha, importance_weight=importance_weight, top_k=top_k,
                    confidence=confidence(hits, threshold, certain_margin))

@@ -6,6 +6,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .calibration import Calibration
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -30,6 +32,23 @@ class Settings(BaseSettings):
     companion_margin: float = Field(0.08, ge=0.0, le=0.5)  # dev split: 0.05-0.12 all best; middle
     # How far above the threshold the best hit must be for confidence "certain".
     certain_margin: float = Field(0.15, ge=0.0, le=1.0)
+    # Calibrated relevance (engine/calibration.py): the score is the probability a logistic model over
+    # (relevance, coverage, lexical) gives that a memory answers the question; the threshold above is a
+    # cut on it. Fitted on the dev split by `python -m evaluation.calibrate --split dev`, which prints
+    # these numbers. calibrated=False (the default for now) scores with the raw blend, on whose scale the
+    # threshold above was chosen. The numbers below are a first fit on 120 of the 245 dev cases (hash-ordered
+    # sample); with them, the threshold that rejects every dev unknown (0.61) cost too many answers, so the
+    # calibrated score stays opt-in until a full-dev refit beats the raw blend (README, Calibration).
+    calibrated: bool = False
+    calibration_bias: float = -1.9195
+    calibration_relevance: float = 2.858
+    calibration_coverage: float = 1.4809
+    calibration_lexical: float = -1.4445
+    # Embed the statement the question asks for ("What is the user making?" -> "User is making") with the
+    # question, in one encode call, and score each memory by the better of the two cosines.
+    statement_query: bool = True
+    # Two or more near-threshold memories whose pooled probability clears the threshold are served.
+    evidence_pooling: bool = True
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)
 
@@ -78,3 +97,10 @@ class Settings(BaseSettings):
     llm_api_key: str | None = None
     # The context block for a prompt holds whole lines up to this many characters.
     context_budget_chars: int = Field(2000, ge=120, le=100_000)
+
+    def calibration(self) -> Calibration | None:
+        """The relevance model these settings describe, or None for the raw blend."""
+        if not self.calibrated:
+            return None
+        return Calibration(self.calibration_bias, self.calibration_relevance, self.calibration_coverage,
+                           self.calibration_lexical)

@@ -59,6 +59,36 @@ def iter_turns(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str | N
             yield turn, when
 
 
+def iter_sessions(sample: dict[str, Any]) -> Iterator[list[tuple[dict[str, Any], str | None]]]:
+    """The turns of each session together, in order (one ingest_many batch each)."""
+    session: list[tuple[dict[str, Any], str | None]] = []
+    for turn, when in iter_turns(sample):
+        if session and when != session[-1][1]:
+            yield session
+            session = []
+        session.append((turn, when))
+    if session:
+        yield session
+
+
+def _ingest_session(eng: Any, user: str, session: list[tuple[dict[str, Any], str | None]],
+                    stats: dict[str, Any]) -> None:
+    """One session through ingest_many (one embedding batch); a batch that fails is retried turn by turn so
+    one bad turn costs only itself and is named in the errors."""
+    messages = [{"text": turn["text"], "source_id": turn.get("dia_id"), "timestamp": when,
+                 "speaker": turn.get("speaker")} for turn, when in session]
+    try:
+        results = eng.ingest_many(messages, user_id=user)
+    except Exception:
+        results = []
+        for message in messages:
+            try:
+                results.append(eng.ingest(message.pop("text"), user_id=user, **message))
+            except Exception as exc:
+                stats["errors"].append(f"{user}/{message.get('source_id')}: {type(exc).__name__}: {exc}")
+    stats["ignored"] += sum(r.status == "ignored" for r in results)
+
+
 def evidence_ids(qa: dict[str, Any]) -> list[str]:
     """Evidence dia_ids as written, split where the public files pack several into one string ('D8:6; D9:17')."""
     out: list[str] = []
@@ -136,16 +166,12 @@ def evaluate(samples: list[dict[str, Any]], *, embedder: Any = None, ks: tuple[i
                 turn_text[user] = {}
                 if progress:
                     progress(f"ingesting {user}")
-                for turn, when in iter_turns(sample):
-                    ingest_stats["turns"] += 1
-                    if turn.get("dia_id"):
-                        turn_text[user][turn["dia_id"]] = turn.get("text", "")
-                    try:
-                        r = eng.ingest(turn["text"], user_id=user, source_id=turn.get("dia_id"), timestamp=when,
-                                       speaker=turn.get("speaker"))
-                        ingest_stats["ignored"] += r.status == "ignored"
-                    except Exception as exc:
-                        ingest_stats["errors"].append(f"{user}/{turn.get('dia_id')}: {type(exc).__name__}: {exc}")
+                for session in iter_sessions(sample):
+                    ingest_stats["turns"] += len(session)
+                    for turn, _ in session:
+                        if turn.get("dia_id"):
+                            turn_text[user][turn["dia_id"]] = turn.get("text", "")
+                    _ingest_session(eng, user, session, ingest_stats)
                 stored[user] = {m.source_id for m in _all_memories(eng, user)}
             timings["ingest_s"] = round(time.perf_counter() - t_ingest, 2)
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from evaluation.checks import check_case, query_user
 from evaluation.runner import git_commit, ingest_case, load_cases, settings_for
 
-THRESHOLDS = [round(0.20 + 0.01 * i, 2) for i in range(51)]   # 0.20 .. 0.70
+THRESHOLDS = [round(0.05 + 0.01 * i, 2) for i in range(91)]   # 0.05 .. 0.95: the calibrated score is a probability
 ALPHAS = [round(0.60 + 0.05 * i, 2) for i in range(9)]         # 0.60 .. 1.00
 WEIGHTS = [0.0, 0.05, 0.1, 0.15, 0.2]
 CAPTURE_K = 20
