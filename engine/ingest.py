@@ -84,7 +84,7 @@ class Ingest:
             return logged
 
         with self.write_lock:
-            logged = self.sync.write(change, defer=True)
+            logged = self.sync.write(change, defer=True, users={message.user_id for message, _, _ in batch})
         wanted = [i for _, _, plans in logged for p, mid in plans for i in (mid, *p.supersede_ids)]
         memories = self.ledger.get_many(wanted)
         results = []
