@@ -424,6 +424,30 @@ class PgLedger(Ledger):
     def outbox(conn: PgConnection, op: str, user_id: str, memory_id: int | None = None) -> None:
         conn.execute("INSERT INTO index_outbox (op, user_id, memory_id) VALUES (?,?,?)", (op, user_id, memory_id))
 
+    def chain_ids(self, memory_id: int) -> list[int]:
+        """Every memory linked to this one by replacement, in either direction, oldest first.
+
+        PostgreSQL allows one recursive reference per CTE (SQLite's version has two), so the links
+        of the memory's user are listed both ways first and the chain walks them once.
+        """
+        rows = self.query(
+            """
+            WITH RECURSIVE links(a, b) AS (
+                SELECT id, replaced_by FROM memories
+                WHERE replaced_by IS NOT NULL AND user_id = (SELECT user_id FROM memories WHERE id = ?)
+            ), edges(a, b) AS (
+                SELECT a, b FROM links UNION ALL SELECT b, a FROM links
+            ), chain(id) AS (
+                SELECT CAST(? AS BIGINT)
+                UNION
+                SELECT e.b FROM edges e JOIN chain c ON e.a = c.id
+            )
+            SELECT id FROM chain ORDER BY id
+            """,
+            (memory_id, memory_id),
+        )
+        return [r[0] for r in rows]
+
     # -- server mode: outbox claims and the per-user change counter ------------------------------------
     @staticmethod
     def outbox_written(conn: PgConnection) -> set[tuple[str, str]]:
