@@ -461,8 +461,10 @@ def _serve_workers(settings: Settings, args: argparse.Namespace) -> int:
         os.environ[f"MEMENGINE_{name.upper()}"] = str(value)
     print(f"MemEngine REST API on http://{args.host}:{args.port}, {args.workers} workers, server mode",
           file=sys.stderr)
+    # A worker busy embedding on a loaded machine can miss uvicorn's 5 s health ping; the supervisor
+    # would then kill it and drop its requests in flight, so give it a minute.
     uvicorn.run("adapters.cli:worker_app", factory=True, host=args.host, port=args.port,
-                workers=args.workers, log_level=args.log_level)
+                workers=args.workers, log_level=args.log_level, timeout_worker_healthcheck=60)
     return EXIT_OK
 
 

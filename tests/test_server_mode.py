@@ -231,3 +231,67 @@ def test_import_locks_every_user_of_the_file_and_keeps_lineage(engine, tmp_path,
     with pytest.raises(ValueError, match="already imported"):
         engine.import_records(records)
     assert engine.verify_index()["ok"]
+
+
+# -- the REST API with several uvicorn workers -------------------------------------------------------
+
+def _load_test_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("load_test", REPO / "scripts" / "load_test.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("load_test", module)  # its dataclasses look their module up while being defined
+    spec.loader.exec_module(module)
+    return sys.modules["load_test"]
+
+
+@pytest.mark.parametrize("kill_a_worker", [False, True], ids=["all-workers-live", "kill-9-one-worker"])
+def test_three_workers_under_conflicting_load_keep_every_invariant(server_settings, embedder, tmp_path,
+                                                                    kill_a_worker):
+    load = _load_test_module()
+    port = load.free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = load.start_server(port, str(tmp_path / "unused"), None, tmp_path / "server.log", workers=3,
+                             database_url=server_settings.database_url, chroma_url=server_settings.chroma_url)
+    try:
+        deadline = time.monotonic() + 300
+        while len(load.worker_pids(proc.pid)) < 3 or not _healthy(base):
+            assert proc.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.5)
+        # 3 users, conflicting updates of the same single-valued slots from 8 clients at once
+        plan = load.make_plan(160, 3, seed=11)
+        stats, cursor, cursor_lock = load.Stats(), [0], threading.Lock()
+        threads = [threading.Thread(target=load.worker, args=(base, {}, plan, cursor, cursor_lock, stats,
+                                                             time.monotonic() + 600)) for _ in range(8)]
+        for t in threads:
+            t.start()
+        killed = None
+        if kill_a_worker:
+            while cursor[0] < len(plan) // 3:  # a third of the way in, mid-load
+                time.sleep(0.05)
+            killed = load.worker_pids(proc.pid)[0]
+            os.kill(killed, signal.SIGKILL)
+        for t in threads:
+            t.join()
+        assert all("HTTP" not in k for k in stats.errors), stats.errors  # no request failed inside a worker
+        if not kill_a_worker:
+            assert not stats.errors
+        assert sum(len(ids) for ids in stats.acked.values()) > 10
+        check = load.verify(base, {}, stats)  # every acknowledged memory and supersede, through the API
+        assert check["ok"], check
+    finally:
+        load.stop_server(proc)
+    assert _ledger_invariants(server_settings.database_url)["doubled_slots"] == 0
+    with MemoryEngine(server_settings, embedder=embedder) as eng:  # a fresh worker: the index converged
+        for user, ids in stats.acked.items():
+            assert all(eng.get(i, user_id=user) for i in ids)
+        report = eng.verify_index()
+        assert report["ok"], report
+
+
+def _healthy(base: str) -> bool:
+    try:
+        return httpx.get(f"{base}/health", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
