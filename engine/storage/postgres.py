@@ -148,6 +148,24 @@ def to_psycopg(sql: str) -> str:
     return "".join(out)
 
 
+@contextmanager
+def scratch_database(url: str, prefix: str = "scratch") -> Iterator[str]:
+    """A new empty database on the server of `url` (which must allow CREATE DATABASE), dropped on exit:
+    for tools that need one fresh store per run or per case (evaluation, load tests)."""
+    import uuid
+
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
 def user_lock_key(user_id: str) -> int:
     """A stable signed 64-bit advisory-lock key for a user (the same in every process and Python version)."""
     digest = hashlib.blake2b(user_id.encode("utf-8"), digest_size=8, person=b"memengine-user").digest()
