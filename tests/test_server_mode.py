@@ -295,3 +295,28 @@ def _healthy(base: str) -> bool:
         return httpx.get(f"{base}/health", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_migrate_copies_an_embedded_store_into_postgresql(server_settings, embedder, tmp_path, capsys):
+    from adapters import cli
+
+    source_dir = tmp_path / "embedded"
+    with MemoryEngine(Settings(data_dir=source_dir), embedder=embedder) as source:
+        source.ingest("I live in Austin", user_id="a", source_id="m1")
+        source.ingest("We met at the fair", user_id="b", speaker="Ann")
+        source.ingest("I moved to Denver", user_id="a")
+        source.ingest("ok thanks", user_id="b")
+        expected = [(m.user_id, m.text, m.status, m.source_id) for m in source.list_memories(status="all")]
+        messages = [(m["user_id"], m["text"], m["speaker"]) for m in source.messages()]
+    assert cli.main(["migrate", "--from", str(source_dir), "--to", server_settings.database_url,
+                     "--chroma-url", server_settings.chroma_url]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report == {"memories": len(expected), "messages": 4, "users": 2, "index": True}
+    with MemoryEngine(server_settings, embedder=embedder) as target:
+        assert [(m.user_id, m.text, m.status, m.source_id) for m in target.list_memories(status="all")] == expected
+        assert [(m["user_id"], m["text"], m["speaker"]) for m in target.messages()] == messages
+        denver = target.list_memories(user_id="a")[0]
+        assert [m.text for m in target.history(denver.id)] == ["User lives in Austin.", "User lives in Denver."]
+    # a second run refuses to copy into a store that is no longer empty
+    assert cli.main(["migrate", "--from", str(source_dir), "--to", server_settings.database_url,
+                     "--chroma-url", server_settings.chroma_url]) == 2
