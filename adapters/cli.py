@@ -139,6 +139,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--insecure-no-key", action="store_true",
                     help="allow binding a non-loopback address without MEMENGINE_API_KEY (anyone who can reach "
                          "the port can read and change every memory)")
+    sp.add_argument("--workers", type=int, default=1,
+                    help="uvicorn worker processes (more than 1 needs server mode: MEMENGINE_DATABASE_URL and "
+                         "MEMENGINE_CHROMA_URL)")
+
+    sp = cmd("migrate", "copy a store (memories, lineage, message log) into another, e.g. ./data -> PostgreSQL")
+    sp.add_argument("--from", dest="source", required=True, metavar="DIR_OR_URL",
+                    help="the store to copy: a data directory, or a postgresql:// URL")
+    sp.add_argument("--to", dest="target", required=True, metavar="DIR_OR_URL",
+                    help="the store to fill: a postgresql:// URL (with --chroma-url) or a data directory")
+    sp.add_argument("--chroma-url", metavar="URL",
+                    help="the Chroma server for a postgresql:// side (default: $MEMENGINE_CHROMA_URL)")
 
     cmd("mcp", "run the MCP server over stdio (for Claude Code, Claude Desktop, ...)")
     return p
@@ -520,6 +531,10 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
                   "this port can read and change every memory.", file=sys.stderr)
         print("note: only loopback Host names are answered; set MEMENGINE_ALLOWED_HOSTS to the name(s) clients "
               "use to reach this server.", file=sys.stderr)
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.workers > 1:
+        return _serve_workers(settings, args)
     eng = MemoryEngine(settings)
     try:
         # The app's shutdown closes the engine: on SIGTERM uvicorn re-raises the signal after its
@@ -530,6 +545,56 @@ def cmd_serve(settings: Settings, args: argparse.Namespace) -> int:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         eng.close()
+    return EXIT_OK
+
+
+def worker_app() -> Any:
+    """The app of one `serve --workers N` process: uvicorn imports this factory in every worker, which
+    opens its own engine on the shared store from the MEMENGINE_* environment."""
+    from adapters.rest import create_app
+
+    return create_app(Settings())
+
+
+def _serve_workers(settings: Settings, args: argparse.Namespace) -> int:
+    import uvicorn
+
+    if not (settings.database_url and settings.chroma_url):
+        raise UsageError("--workers above 1 needs server mode (MEMENGINE_DATABASE_URL and MEMENGINE_CHROMA_URL): "
+                         "an embedded store in ./data is owned by one process")
+    # Worker processes read their settings from the environment; hand on what the options set.
+    for name, value in settings.model_dump(exclude_none=True).items():
+        os.environ[f"MEMENGINE_{name.upper()}"] = str(value)
+    print(f"MemEngine REST API on http://{args.host}:{args.port}, {args.workers} workers, server mode",
+          file=sys.stderr)
+    # A worker busy embedding on a loaded machine can miss uvicorn's 5 s health ping; the supervisor
+    # would then kill it and drop its requests in flight, so give it a minute.
+    uvicorn.run("adapters.cli:worker_app", factory=True, host=args.host, port=args.port,
+                workers=args.workers, log_level=args.log_level, timeout_worker_healthcheck=60)
+    return EXIT_OK
+
+
+def _store_settings(place: str, chroma_url: str | None, base: Settings) -> Settings:
+    if place.startswith(("postgresql://", "postgres://")):
+        chroma = chroma_url or base.chroma_url
+        if not chroma:
+            raise UsageError(f"{place.split('@')[-1]}: a PostgreSQL store needs --chroma-url (or MEMENGINE_CHROMA_URL)")
+        return base.model_copy(update={"database_url": place, "chroma_url": chroma})
+    return base.model_copy(update={"data_dir": Path(place), "database_url": None, "chroma_url": None})
+
+
+def cmd_migrate(settings: Settings, args: argparse.Namespace) -> int:
+    """Copy every message and memory (every status, lineage included) with export_records/import_records:
+    one all-or-nothing import transaction on the target."""
+    source_settings = _store_settings(args.source, args.chroma_url, settings)
+    target_settings = _store_settings(args.target, args.chroma_url, settings)
+    with MemoryEngine(source_settings) as source, MemoryEngine(target_settings, embedder=source.embedder) as target:
+        if target.count_memories(status="all") or target.messages(limit=1):
+            raise UsageError("the target store is not empty; migrate into a new database or directory")
+        imported = target.import_records(source.export_records())
+        report = {"memories": imported, "messages": target.stats()["messages"], "users": len(target.users()),
+                  "index": target.verify_index()["ok"]}
+    print(json.dumps(report))
     return EXIT_OK
 
 
@@ -545,7 +610,7 @@ ENGINE_COMMANDS = {
     "context": cmd_context, "profile": cmd_profile, "summarize": cmd_summarize,
     "restore": cmd_restore, "erase": cmd_erase, "erase-message": cmd_erase_message, "rebuild": cmd_rebuild,
 }
-SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp}
+SERVICE_COMMANDS = {"serve": cmd_serve, "mcp": cmd_mcp, "migrate": cmd_migrate}
 
 
 @contextlib.contextmanager

@@ -25,17 +25,18 @@ from .model import (
 )
 from .recall import Recall, SpeakerCache
 from .settings import Settings
-from .storage import Connection, IntegrityError, Ledger, now_iso
+from .storage import DB_NAME, Connection, Ledger, now_iso, open_ledger
 from .sync import IndexSync
 from .vectors import MemoryVectors
 
-DB_NAME = "memengine.db"
 
 
 class MemoryEngine:
     """A user-scoped memory store: ingest messages, recall facts, keep lineage.
 
-    Thread-safe. One engine per data directory at a time; a second one gets StoreInUseError.
+    Thread-safe. Embedded (the default): one engine per data directory at a time; a second one gets
+    StoreInUseError. Server mode (settings.database_url and chroma_url set): any number of engines in
+    any number of processes share the store (server_sync.py).
     `extractor` turns a message into candidate facts (default: the rule extractor).
     """
 
@@ -46,36 +47,48 @@ class MemoryEngine:
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
-        self._private_store_dir()
-        self._dir_lock = DirectoryLock(self.data_dir / "engine.lock")
+        # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.
+        self.server_mode = bool(self.settings.database_url)
+        if self.server_mode and not self.settings.chroma_url:
+            raise ValueError("server mode (MEMENGINE_DATABASE_URL) needs MEMENGINE_CHROMA_URL too: an embedded "
+                             "Chroma directory cannot be shared by processes")
+        self._dir_lock: DirectoryLock | None = None
+        if not self.server_mode:
+            self._private_store_dir()
+            self._dir_lock = DirectoryLock(self.data_dir / "engine.lock")
         self._write_lock = threading.RLock()
         self._closed = False
         self.ledger: Ledger | None = None
         self.index = None
         try:
-            os.chmod(self._dir_lock.path, 0o600)
+            if self._dir_lock is not None:
+                os.chmod(self._dir_lock.path, 0o600)
             s = self.settings
-            self.ledger = Ledger(self.data_dir / DB_NAME, busy_timeout_s=s.busy_timeout_s)
+            self.ledger = open_ledger(database_url=s.database_url, data_dir=self.data_dir,
+                                      busy_timeout_s=s.busy_timeout_s, pool_size=s.database_pool_size)
             self.embedder = embedder if embedder is not None else load_embedder(s)
             if embedder is not None and embedder.model_name != s.model_name:
                 raise ValueError(
                     f"the embedder given ({embedder.model_name}) is not the configured model ({s.model_name})"
                 )
             model_changed = self._check_model(migrate_model)
-            store_id = self.ledger.get_meta("store_id")
-            if store_id is None:
-                store_id = uuid.uuid4().hex
-                self.ledger.set_meta("store_id", store_id)
-            self.store_id = store_id
+            # First writer wins: workers opening a fresh shared store at once agree on one id.
+            self.store_id = self.ledger.setdefault_meta("store_id", uuid.uuid4().hex)
             chroma_path = None if s.chroma_url else self.data_dir / "chroma"
             if chroma_path is not None:
                 chroma_path.mkdir(mode=0o700, exist_ok=True)
                 os.chmod(chroma_path, 0o700)
-            self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=store_id)
-            self.sync = IndexSync(self.ledger, self.index, flush_at=s.vector_flush_at)
+            self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=self.store_id)
+            if self.server_mode:
+                from .server_sync import LedgerSpeakers, SharedIndexSync
+
+                self.sync = SharedIndexSync(self.ledger, self.index)
+                speakers = LedgerSpeakers(self.ledger)
+            else:
+                self.sync = IndexSync(self.ledger, self.index, flush_at=s.vector_flush_at)
+                speakers = SpeakerCache(self.ledger)
             self.vectors = MemoryVectors(self.embedder, doc_expansion=s.doc_expansion,
                                          slot_guess_floor=s.slot_guess_floor)
-            speakers = SpeakerCache(self.ledger)
             self._speakers = speakers
             self._ingest = Ingest(ledger=self.ledger, sync=self.sync, vectors=self.vectors, extractor=self.extractor,
                                   settings=s, write_lock=self._write_lock, speakers=speakers)
@@ -91,7 +104,8 @@ class MemoryEngine:
                 self.index.close()
             if self.ledger is not None:
                 self.ledger.close()
-            self._dir_lock.release()
+            if self._dir_lock is not None:
+                self._dir_lock.release()
             raise
 
     def _private_store_dir(self) -> None:
@@ -113,13 +127,15 @@ class MemoryEngine:
             try:
                 self.sync.flush()
                 self.sync.forget_applied()
-                self.ledger.set_meta("clean_shutdown", "1")
+                if not self.server_mode:  # "clean" means nothing of one store: other workers are still running
+                    self.ledger.set_meta("clean_shutdown", "1")
             finally:
                 try:
                     self.ledger.close()
                     self.index.close()
                 finally:
-                    self._dir_lock.release()
+                    if self._dir_lock is not None:
+                        self._dir_lock.release()
 
     def __enter__(self) -> "MemoryEngine":
         return self
@@ -132,11 +148,8 @@ class MemoryEngine:
             raise EngineError("this engine is closed")
 
     def _check_model(self, migrate: bool) -> bool:
-        stored = self.ledger.get_meta("embedding_model")
         current = self.embedder.model_id
-        if stored is None:
-            self.ledger.set_meta("embedding_model", current)
-            return False
+        stored = self.ledger.setdefault_meta("embedding_model", current)  # a new store takes this model
         if stored == current:
             return False
         if migrate:
@@ -334,7 +347,7 @@ class MemoryEngine:
                 if memory.status == "active":
                     self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
 
-            self.sync.write(change)
+            self.sync.write(change, users=[memory.user_id])
             return self.ledger.get(memory.id)
 
     def forget_user(self, user_id: str) -> dict[str, int]:
@@ -347,7 +360,7 @@ class MemoryEngine:
                 self.ledger.outbox(conn, "drop_user", user_id)
                 return removed
 
-            memories, messages = self.sync.write(change)
+            memories, messages = self.sync.write(change, users=[user_id])
             self._after_hard_delete(user_id, purge_vectors=False)
             return {"memories": memories, "messages": messages}
 
@@ -368,7 +381,7 @@ class MemoryEngine:
                     messages = self.ledger.delete_message(conn, memory.message_id)
                 return {"memories": erased, "messages": messages}
 
-            result = self.sync.write(change)
+            result = self.sync.write(change, users=[memory.user_id])
             self._after_hard_delete(memory.user_id)
             return result
 
@@ -392,7 +405,7 @@ class MemoryEngine:
                 self.ledger.delete_message(conn, message_id)
                 return owner, erased
 
-            owner, erased = self.sync.write(change)
+            owner, erased = self.sync.write(change, users=[expected] if expected is not None else ())
             self._after_hard_delete(owner)
             return {"memories": erased, "messages": 1}
 
@@ -427,8 +440,8 @@ class MemoryEngine:
                     self.ledger.outbox(conn, "add", memory.user_id, memory.id)
 
             try:
-                self.sync.write(change)
-            except IntegrityError as exc:  # a schema invariant the checks above did not foresee
+                self.sync.write(change, users=[memory.user_id])
+            except self.ledger.IntegrityError as exc:  # a schema invariant the checks above did not foresee
                 raise ValueError(f"cannot restore #{memory.id}: {exc}") from None
             return self.ledger.get(memory.id)
 
@@ -474,9 +487,11 @@ class MemoryEngine:
                                                for m in memories])
         with self._write_lock:
             try:
+                # Every user of the file is locked (in sorted order) for the one all-or-nothing transaction.
+                users = {m["user_id"] for m in messages} | {m["user_id"] for m in memories}
                 imported = self.sync.write(lambda conn: transfer.import_records(self.ledger, messages, memories,
-                                                                                vectors, conn))
-            except IntegrityError as exc:
+                                                                                vectors, conn), users=users)
+            except self.ledger.IntegrityError as exc:
                 raise ValueError(transfer.conflict_message(exc)) from None
             for user_id in {m["user_id"] for m in messages}:
                 self._speakers.forget(user_id)  # re-read with the imported speaker names on next use
@@ -487,9 +502,10 @@ class MemoryEngine:
         self._check_open()
         counts = self.ledger.status_counts()
         db_path = self.data_dir / DB_NAME
-        size = sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
+        size = 0 if self.server_mode else sum(p.stat().st_size for p in self.data_dir.rglob("*") if p.is_file())
         return {
             "data_dir": str(self.data_dir),
+            "mode": "server" if self.server_mode else "embedded",
             "store_id": self.store_id,
             "model": self.embedder.model_id,
             "index": self.settings.chroma_url or str(self.data_dir / "chroma"),
@@ -498,7 +514,7 @@ class MemoryEngine:
             "memories": {status: counts.get(status, 0) for status in STATUSES},
             "total_memories": sum(counts.values()),
             "messages": self.ledger.message_count(),
-            "db_bytes": db_path.stat().st_size if db_path.exists() else 0,
+            "db_bytes": db_path.stat().st_size if not self.server_mode and db_path.exists() else 0,
             "store_bytes": size,
             "query_cache": {"hits": self.embedder.cache_hits, "misses": self.embedder.cache_misses},
             "last_repair": self.last_repair,

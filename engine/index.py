@@ -115,6 +115,17 @@ class VectorIndex:
             except Exception:  # already gone
                 pass
 
+    def forget_handle(self, user_id: str) -> None:
+        """Drop a cached collection handle (server mode: another process may have dropped the collection)."""
+        with self._lock:
+            self._collections.pop(user_id, None)
+
+    def drop_collection(self, name: str) -> None:
+        try:
+            self._client.delete_collection(name)
+        except Exception:  # already gone (another worker dropped it)
+            pass
+
     def user_collections(self) -> set[str]:
         prefix = f"mem-{self.namespace[:12]}-"
         names = [c if isinstance(c, str) else c.name for c in self._client.list_collections()]

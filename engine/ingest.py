@@ -85,7 +85,7 @@ class Ingest:
             return logged
 
         with self.write_lock:
-            logged = self.sync.write(change, defer=True)
+            logged = self.sync.write(change, defer=True, users={message.user_id for message, _, _ in batch})
         wanted = [i for _, _, plans, _ in logged for p, mid in plans
                   for i in (mid, *p.supersede_ids, *(cid for cid, _ in p.compared))]
         memories = self.ledger.get_many(wanted)

@@ -84,15 +84,30 @@ class _UserIndex:
 
 
 class LexicalIndex:
-    """Per-user BM25 indexes, each built on first use from a loader and then kept up to date."""
+    """Per-user BM25 indexes, each built on first use from a loader and then kept up to date.
 
-    def __init__(self, loader: Callable[[str], Iterable[tuple[int, list[str]]]]):
+    With `version_of` (server mode: other processes change the ledger), each user's index remembers
+    the user's change counter it was built at and is rebuilt when the stored counter differs, read
+    before every use: a worker never scores with an active set another worker has changed.
+    """
+
+    def __init__(self, loader: Callable[[str], Iterable[tuple[int, list[str]]]],
+                 version_of: Callable[[str], int] | None = None):
         self._loader = loader
+        self._version_of = version_of
         self._users: dict[str, _UserIndex] = {}
+        self._versions: dict[str, int] = {}
         self._lock = threading.RLock()
 
     def _index(self, user_id: str) -> _UserIndex:
         index = self._users.get(user_id)
+        if self._version_of is not None:
+            # Read the counter before the texts: a write committed in between leaves a newer
+            # counter behind, so the next use rebuilds again rather than keeping a stale index.
+            version = self._version_of(user_id)
+            if index is not None and self._versions.get(user_id) != version:
+                index = None
+            self._versions[user_id] = version
         if index is None:
             index = _UserIndex()
             for doc_id, tokens in self._loader(user_id):
@@ -113,10 +128,12 @@ class LexicalIndex:
     def drop_user(self, user_id: str) -> None:
         with self._lock:
             self._users.pop(user_id, None)
+            self._versions.pop(user_id, None)
 
     def reset(self) -> None:
         with self._lock:
             self._users.clear()
+            self._versions.clear()
 
     def search(self, user_id: str, query_terms: list[str], limit: int) -> dict[int, float]:
         with self._lock:

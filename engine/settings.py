@@ -20,6 +20,11 @@ class Settings(BaseSettings):
     model_name: str = DEFAULT_MODEL
     # When set (http://host:port), the vector index lives on a Chroma server instead of under data_dir.
     chroma_url: str | None = None
+    # Server mode (docs/scaling.md): when set (postgresql://user@host:port/db), the ledger lives in
+    # PostgreSQL and any number of processes open the store at once; needs chroma_url as well.
+    database_url: str | None = None
+    # PostgreSQL connections each engine keeps (one per concurrent request thread is plenty).
+    database_pool_size: int = Field(4, ge=1, le=100)
 
     # Recall knobs. Defaults come from `python -m evaluation.sweep` on the dev split: the middle of
     # the range that rejects every unanswerable question at the best accuracy (0.47-0.49). An

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -154,9 +154,11 @@ class IndexSync:
             with self.ledger.transaction() as conn:
                 self.ledger.delete_outbox(conn, ids)
 
-    def write(self, change: Callable[[Connection], Any], *, defer: bool = False) -> Any:
+    def write(self, change: Callable[[Connection], Any], *, defer: bool = False, users: Iterable[str] = ()) -> Any:
         """Run a change in one transaction (with the applied outbox rows deleted in it), then apply
-        the outbox rows it wrote to the indexes. Returns what `change` returned."""
+        the outbox rows it wrote to the indexes. Returns what `change` returned. `users` are the users
+        the change writes: one process owns an embedded store, so only server mode locks them
+        (server_sync.py)."""
         with self.ledger.transaction() as conn:
             applied = self.take_applied()
             if applied:

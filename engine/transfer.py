@@ -186,8 +186,9 @@ def import_records(ledger: Ledger, messages: list[dict], memories: list[dict], v
         if m["outcome"]:
             ledger.set_message_outcome(conn, message_ids[m["id"]], m["outcome"])
     # New ids keep the old order, so "replaced by a newer memory" still holds.
-    first = ledger.next_memory_id(conn)
-    memory_ids = {m["id"]: first + n for n, m in enumerate(memories)}
+    # Ids from the ledger's allocator (a shared PostgreSQL sequence in server mode), increasing.
+    new_ids = ledger.reserve_memory_ids(conn, len(memories))
+    memory_ids = {m["id"]: new_id for m, new_id in zip(memories, new_ids)}
     for m, vector in zip(memories, vectors):
         ledger.insert_memory(
             conn, memory_id=memory_ids[m["id"]], user_id=m["user_id"], text=m["text"], type=m["type"],
@@ -205,7 +206,7 @@ def import_records(ledger: Ledger, messages: list[dict], memories: list[dict], v
 
 def conflict_message(exc: IntegrityError) -> str:
     text = str(exc)
-    if "UNIQUE" in text:
+    if "UNIQUE" in text.upper():
         return ("import conflicts with the store: a single-valued slot or a value would be active twice "
                 "(was part of this file imported already?); nothing was imported")
     return f"import conflicts with the store ({text}); nothing was imported"

@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threshold", type=float)
     ap.add_argument("--alpha", type=float)
     ap.add_argument("--importance-weight", type=float)
+    ap.add_argument("--database-url", help="server mode: a PostgreSQL URL; each case gets a new database beside it")
+    ap.add_argument("--chroma-url", help="server mode: the Chroma server the cases' vectors go to")
     ap.add_argument("--failures", type=int, default=40, help="how many failed cases to list (default 40)")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     ap.add_argument("--extractor", metavar="MODULE:CLASS",
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     if not cases:
         print(f"no cases for split {args.split!r}", file=sys.stderr)
         return 2
-    overrides = {"threshold": args.threshold, "alpha": args.alpha, "importance_weight": args.importance_weight}
+    overrides = {"threshold": args.threshold, "alpha": args.alpha, "importance_weight": args.importance_weight,
+                 "database_url": args.database_url, "chroma_url": args.chroma_url}
     report = run_cases(cases, settings_overrides=overrides, progress=None if args.quiet else stderr_progress,
                        extractor=extractor)
     print(format_report(report))

@@ -5,6 +5,7 @@ embedding model is loaded once and shared, which is what makes ~200 isolated sto
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import platform
@@ -14,7 +15,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from evaluation.checks import CATEGORIES, CheckResult, check_case, message_fields, query_user, validate_case
 
@@ -103,6 +104,18 @@ def settings_for(data_dir: Path, overrides: dict[str, Any] | None) -> Any:
 
     kw = {k: v for k, v in (overrides or {}).items() if k != "data_dir"}
     return Settings(data_dir=data_dir, **kw)
+
+
+@contextlib.contextmanager
+def case_store(overrides: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Server mode (a database_url override): each case gets a new database beside it, dropped after."""
+    if not overrides.get("database_url"):
+        yield overrides
+        return
+    from engine.storage.postgres import scratch_database
+
+    with scratch_database(overrides["database_url"], prefix="evalcase") as url:
+        yield {**overrides, "database_url": url}
 
 
 def ingest_case(eng: Any, case: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -243,7 +256,8 @@ def run_cases(cases: list[dict[str, Any]], *, embedder: Any = None, settings_ove
                 raise RunCancelled(f"cancelled after {i} of {len(cases)} cases")
             data_dir = Path(root) / f"case-{i:04d}"
             try:
-                with MemoryEngine(settings_for(data_dir, overrides), embedder=embedder, extractor=extractor) as eng:
+                with case_store(overrides) as case_overrides, MemoryEngine(
+                        settings_for(data_dir, case_overrides), embedder=embedder, extractor=extractor) as eng:
                     extractor_label = extractor_name(eng)
                     result = run_case(eng, case)
             except Exception as exc:  # engine failed to open/close: record, keep going

@@ -1,6 +1,12 @@
 """Load test of the REST API: a real uvicorn server, concurrent clients, then a check that nothing was lost.
 
     python scripts/load_test.py [--requests 2000] [--clients 8] [--max-seconds 900] [--json]
+    python scripts/load_test.py --workers 2 --database-url postgresql://... --chroma-url http://...
+
+Server mode (--database-url, a PostgreSQL server where it may create a database, and --chroma-url)
+runs `serve --workers N` on a fresh database made for the run and dropped afterwards;
+--kill-worker-after S sends SIGKILL to one worker S seconds into the run (requests it had in flight
+fail and are not acknowledged; the verification still covers every acknowledged one).
 
 Starts `python -m memengine serve` on 127.0.0.1 (free port, temporary data dir) in a subprocess, sends a
 fixed, seeded mix of requests (ingests including conflicting updates, recalls, lists) from N threads
@@ -13,6 +19,7 @@ Exit status: 0 when there were no request errors and the verification passed, 1 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -24,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,18 +185,55 @@ def verify(base: str, headers: dict[str, str], stats: Stats) -> dict[str, Any]:
     }
 
 
-def start_server(port: int, data_dir: str, api_key: str | None, log_path: Path) -> subprocess.Popen:
+def start_server(port: int, data_dir: str, api_key: str | None, log_path: Path, *, workers: int = 1,
+                 database_url: str | None = None, chroma_url: str | None = None) -> subprocess.Popen:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("MEMENGINE_API_KEY", None)
     if api_key:
         env["MEMENGINE_API_KEY"] = api_key
+    if database_url:
+        env["MEMENGINE_DATABASE_URL"], env["MEMENGINE_CHROMA_URL"] = database_url, chroma_url or ""
     log = open(log_path, "w", encoding="utf-8")
     return subprocess.Popen(
         [sys.executable, "-m", "memengine", "--data-dir", data_dir, "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--log-level", "warning"],
+         "--log-level", "warning", "--workers", str(workers)],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
+
+
+def worker_pids(pid: int) -> list[int]:
+    """The uvicorn worker processes of a `serve --workers N` (children running multiprocessing's spawn_main)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    found = []
+    for child in children:
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(int(child))
+        except OSError:
+            continue
+    return sorted(found)
+
+
+@contextlib.contextmanager
+def fresh_database(url: str | None):
+    """A new empty database on the server of `url` for this run, dropped afterwards (None: embedded)."""
+    if not url:
+        yield None
+        return
+    import psycopg
+
+    name = f"load_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
 def stop_server(proc: subprocess.Popen) -> int | None:
@@ -213,16 +258,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--api-key", default="load-test-key", help="run the server with this API key ('' for none)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument("--server-log", metavar="PATH", help="keep the server's log here (default: shown on failure)")
+    ap.add_argument("--workers", type=int, default=1, help="uvicorn workers (above 1 needs --database-url)")
+    ap.add_argument("--database-url", help="server mode: a PostgreSQL URL; the run uses a new database beside it")
+    ap.add_argument("--chroma-url", help="server mode: the Chroma server (http://127.0.0.1:PORT)")
+    ap.add_argument("--kill-worker-after", type=float, metavar="S", help="SIGKILL one worker S seconds into the run")
     args = ap.parse_args(argv)
     if not (1 <= args.requests <= 100_000 and 1 <= args.clients <= 64):
         ap.error("--requests must be 1..100000 and --clients 1..64")
+    if (args.workers > 1 or args.kill_worker_after is not None) and not (args.database_url and args.chroma_url):
+        ap.error("--workers above 1 and --kill-worker-after need --database-url and --chroma-url")
+    with fresh_database(args.database_url) as database_url:
+        return run(args, database_url)
+
+
+def run(args: argparse.Namespace, database_url: str | None) -> int:
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     headers = {"X-API-Key": args.api_key} if args.api_key else {}
     with tempfile.TemporaryDirectory(prefix="memengine-load-") as tmp:
         log_path = Path(tmp) / "server.log"
-        proc = start_server(port, str(Path(tmp) / "data"), args.api_key or None, log_path)
+        proc = start_server(port, str(Path(tmp) / "data"), args.api_key or None, log_path, workers=args.workers,
+                            database_url=database_url, chroma_url=args.chroma_url)
         try:
             t0 = time.monotonic()
             while True:
@@ -250,6 +307,13 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             for t in threads:
                 t.start()
+            killed = None
+            if args.kill_worker_after is not None:
+                threads[0].join(args.kill_worker_after)
+                pids = worker_pids(proc.pid)
+                if pids:
+                    killed = pids[0]
+                    os.kill(killed, signal.SIGKILL)
             for t in threads:
                 t.join()
             wall = time.perf_counter() - start
@@ -282,8 +346,15 @@ def main(argv: list[str] | None = None) -> int:
         "verification": check,
         "server_exit_code": code,
         "server_log_tracebacks": server_log.count("Traceback"),
+        "workers": args.workers,
+        "mode": "server" if database_url else "embedded",
+        "killed_worker": killed,
     }
-    ok = not stats.errors and check["ok"] and sent == args.requests and report["server_log_tracebacks"] == 0
+    # With a worker killed on purpose, the requests it had in flight fail (never acknowledged);
+    # everything acknowledged must still be there.
+    failed_ok = killed is not None and all("HTTP" not in k for k in stats.errors)
+    ok = (not stats.errors or failed_ok) and check["ok"] and sent == args.requests and (
+        report["server_log_tracebacks"] == 0 or killed is not None)
     report["ok"] = ok
     if args.json:
         print(json.dumps(report, indent=2, default=str))

@@ -1,4 +1,4 @@
-"""Server mode groundwork on real servers: the fixtures, and the PostgreSQL ledger layer (engine/pg.py)."""
+"""Server mode groundwork on real servers: the fixtures, and the PostgreSQL ledger layer (engine/storage/postgres.py)."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from engine import EngineError
-from engine.pg import MIGRATIONS, PgLedger, to_psycopg, user_lock_key
+from engine.model import MessageIn
+from engine.storage.postgres import MIGRATIONS, PgLedger, to_psycopg, user_lock_key
 
 pytestmark = pytest.mark.e2e
 
@@ -62,7 +63,7 @@ def test_a_missing_server_skips_only_when_servers_are_not_required(monkeypatch, 
         unavailable("PostgreSQL is not installed")
 
 
-# -- engine/pg.py: the PostgreSQL ledger -------------------------------------------------------------
+# -- engine/storage/postgres.py: the PostgreSQL ledger -------------------------------------------------------------
 
 @pytest.fixture
 def pg_database(postgres_url):
@@ -172,7 +173,7 @@ def test_two_processes_migrating_at_once_apply_each_migration_exactly_once(pg_da
 def test_meta_messages_outbox_round_trip(ledger):
     with ledger.transaction("u1") as conn:
         ledger.set_meta("model", "all-MiniLM-L6-v2", conn)
-        message_id = ledger.insert_message(conn, "u1", "I live in Oslo (100% sure?)", "s1", None, "Ana", NOW)
+        message_id = ledger.insert_message(conn, MessageIn("I live in Oslo (100% sure?)", "u1", "s1", None, "Ana"), NOW)
         memory_id = add_memory(conn, message_id=message_id)
         ledger.outbox(conn, "add", "u1", memory_id)
     ledger.set_meta("model", "other")

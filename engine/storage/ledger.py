@@ -63,7 +63,16 @@ def private_files(db_path: Path) -> None:
 
 
 class Ledger:
-    """One SQLite connection shared by the engine's threads behind a lock."""
+    """One SQLite connection shared by the engine's threads behind a lock.
+
+    The PostgreSQL ledger (postgres.py) inherits the portable SQL below and replaces the plumbing and
+    the few dialect statements (`_NOT_SAME`, `_CONTAINS`, ids), so both backends have one interface.
+    """
+
+    IntegrityError = sqlite3.IntegrityError  # what a schema invariant raises on this backend
+    shared = False  # True when other processes write the same store (server mode)
+    _NOT_SAME = "IS NOT"  # "differs, NULL-aware"
+    _CONTAINS = schema.CONTAINS
 
     def __init__(self, path: Path, *, busy_timeout_s: float = 30.0):
         self.path = path
@@ -100,8 +109,12 @@ class Ledger:
         return self._conn.execute(schema.GET_SCHEMA_VERSION).fetchone()[0]
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT under the engine lock; everything inside commits or nothing does."""
+    def transaction(self, user_id: str | Iterable[str] | None = None) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT under the engine lock; everything inside commits or nothing does.
+
+        `user_id` names the users the transaction writes; SQLite already serialises every writer (one
+        process owns the store), so it only matters to the PostgreSQL ledger's per-user locks.
+        """
         with self.lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -133,6 +146,12 @@ class Ledger:
             self._conn.close()
 
     # -- metadata ---------------------------------------------------------------------------
+    def setdefault_meta(self, key: str, value: str) -> str:
+        """The stored value of `key`, storing `value` first if there is none (first writer wins)."""
+        with self.transaction() as c:
+            c.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING", (key, value))
+        return self.get_meta(key)
+
     def get_meta(self, key: str) -> str | None:
         rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
         return rows[0][0] if rows else None
@@ -191,6 +210,14 @@ class Ledger:
         row = conn.execute(schema.AUTOINCREMENT_SEQUENCE, ("memories",)).fetchone()
         top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM memories").fetchone()[0]
         return max(row[0] if row else 0, top) + 1
+
+    @classmethod
+    def reserve_memory_ids(cls, conn: sqlite3.Connection, count: int) -> list[int]:
+        """`count` new memory ids, increasing, for one transaction (the writer holds SQLite's lock)."""
+        if count < 0:
+            raise ValueError(f"count must not be negative, got {count}")
+        first = cls.next_memory_id(conn)
+        return list(range(first, first + count))
 
     @staticmethod
     def mark_superseded(conn: sqlite3.Connection, old_id: int, new_id: int, at: str) -> None:
@@ -353,17 +380,17 @@ class Ledger:
                     limit: int = 2) -> list[Memory]:
         """Up to `limit` active memories of the slot from other messages: 0, 1 or "more" is all the
         rules need, without reading a slot of thousands."""
-        rows = conn.execute(f"SELECT id FROM memories WHERE {self._SLOT} AND message_id IS NOT ? ORDER BY id LIMIT ?",
+        rows = conn.execute(f"SELECT id FROM memories WHERE {self._SLOT} AND message_id {self._NOT_SAME} ? ORDER BY id LIMIT ?",
                             (*slot, message_id, limit)).fetchall()
         return self._get_in(conn, [r[0] for r in rows])
 
     def slot_value_overlaps(self, conn: sqlite3.Connection, slot: tuple[str, str, str], message_id: int,
                             key: str) -> list[Memory]:
         """Active memories of the slot from other messages whose value key contains the key or is in it."""
-        contains = " OR ".join((schema.CONTAINS.format(haystack="value_key", needle="?"),
-                                schema.CONTAINS.format(haystack="?", needle="value_key")))
+        contains = " OR ".join((self._CONTAINS.format(haystack="value_key", needle="?"),
+                                self._CONTAINS.format(haystack="?", needle="value_key")))
         rows = conn.execute(
-            f"SELECT id FROM memories WHERE {self._SLOT} AND message_id IS NOT ? AND value_key != '' AND ({contains}) "
+            f"SELECT id FROM memories WHERE {self._SLOT} AND message_id {self._NOT_SAME} ? AND value_key != '' AND ({contains}) "
             "ORDER BY id", (*slot, message_id, key, key)).fetchall()
         return self._get_in(conn, [r[0] for r in rows])
 

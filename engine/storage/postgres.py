@@ -2,7 +2,7 @@
 
 Server mode (issue 11) lets many workers open one store, so nothing here relies on a Python lock:
 - the invariants are constraints (partial unique indexes, CHECKs, deferred self-references), exactly
-  as in the SQLite schema (engine/ledger.py);
+  as in the SQLite schema (schema.py);
 - a write transaction takes a transaction-level advisory lock per user, so one user's
   read-plan-write sequences run one at a time across every process, while different users run in
   parallel;
@@ -23,7 +23,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .model import EngineError
+from ..model import EngineError, MessageIn
+from .ledger import Ledger, vector_to_blob
 
 MIGRATIONS: list[str] = [
     # 1: the initial schema; numbered like engine/ledger.py's MIGRATIONS so both backends stay at one version
@@ -88,6 +89,15 @@ MIGRATIONS: list[str] = [
     CREATE INDEX memories_slot ON memories (user_id, subject, attribute, status);
     CREATE INDEX messages_user_speaker ON messages (user_id, speaker);
     """,
+    # 3 (server mode only): a per-user change counter. Every write transaction of a user sets it to a
+    # fresh number from one global sequence, under the user's lock, so a worker's cached BM25 index of
+    # that user is current exactly when its number equals the stored one. A global sequence (not +1)
+    # means a number is never seen twice, even after the row is deleted with the user and recreated.
+    """
+    CREATE SEQUENCE user_versions_seq;
+    CREATE TABLE user_versions (user_id TEXT PRIMARY KEY, version BIGINT NOT NULL);
+    CREATE INDEX index_outbox_user ON index_outbox (user_id, id);
+    """,
 ]
 
 # Two-int advisory keys live in a different key space from the one-bigint keys used per user
@@ -138,6 +148,24 @@ def to_psycopg(sql: str) -> str:
     return "".join(out)
 
 
+@contextmanager
+def scratch_database(url: str, prefix: str = "scratch") -> Iterator[str]:
+    """A new empty database on the server of `url` (which must allow CREATE DATABASE), dropped on exit:
+    for tools that need one fresh store per run or per case (evaluation, load tests)."""
+    import uuid
+
+    import psycopg
+
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
 def user_lock_key(user_id: str) -> int:
     """A stable signed 64-bit advisory-lock key for a user (the same in every process and Python version)."""
     digest = hashlib.blake2b(user_id.encode("utf-8"), digest_size=8, person=b"memengine-user").digest()
@@ -154,18 +182,32 @@ class PgConnection:
         """Run one statement; returns the psycopg cursor (fetchone/fetchall/rowcount as with sqlite3)."""
         return self.raw.execute(to_psycopg(sql), tuple(params))
 
+    def executemany(self, sql: str, params_seq: Iterable[Sequence[Any]]) -> None:
+        with self.raw.cursor() as cur:
+            cur.executemany(to_psycopg(sql), [tuple(p) for p in params_seq])
+
     def insert_returning_id(self, sql: str, params: Sequence[Any] = ()) -> int:
         """An INSERT's new id (sqlite3's `cursor.lastrowid`): the statement gets `RETURNING id`."""
         row = self.execute(f"{sql.rstrip().rstrip(';')} RETURNING id", params).fetchone()
         return int(row[0])
 
 
-class PgLedger:
+class PgLedger(Ledger):
     """The ledger on PostgreSQL: a small connection pool, per-user write serialisation, numbered migrations.
 
+    It inherits the SQLite ledger's portable SQL (every read and most writes) and replaces the
+    plumbing (connections, transactions, migrations) and the statements that differ (ids, dialect).
     Each thread checks a connection out of the pool for one transaction or one read, so the
     engine's threads never share a connection (psycopg connections are not for concurrent use).
     """
+
+    shared = True
+    _NOT_SAME = "IS DISTINCT FROM"
+    _CONTAINS = "strpos({haystack}, {needle}) > 0"
+
+    def checkpoint(self) -> None:
+        """Nothing to do: PostgreSQL has no WAL file of the store's own to truncate (its WAL is recycled
+        by the server; a hard delete is complete once VACUUM reclaims the rows)."""
 
     def __init__(self, url: str, *, pool_size: int = 4, lock_timeout_s: float = 30.0,
                  connect_timeout_s: float = 10.0, migrate: bool = True):
@@ -180,7 +222,9 @@ class PgLedger:
         except ImportError as exc:  # server mode only; the embedded mode never imports this module's driver
             raise EngineError("PostgreSQL needs the psycopg package: pip install 'psycopg[binary]'") from exc
         self._psycopg = psycopg
+        self.IntegrityError = psycopg.IntegrityError
         self.url = url
+        self.path = None
         self.lock_timeout_s = lock_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._idle: queue.LifoQueue = queue.LifoQueue()
@@ -256,6 +300,28 @@ class PgLedger:
                 self._local.conn = None
             raw.commit()
 
+    @contextmanager
+    def try_user_transaction(self, user_id: str) -> Iterator[PgConnection | None]:
+        """A transaction holding the user's lock if it is free right now, else None (nothing waits)."""
+        if getattr(self._local, "conn", None) is not None:
+            raise EngineError("a transaction is already open on this thread; transactions do not nest")
+        with self._checkout() as raw:
+            got = raw.execute("SELECT pg_try_advisory_xact_lock(%s)", (user_lock_key(user_id),)).fetchone()[0]
+            if not got:
+                raw.rollback()
+                yield None
+                return
+            self._local.conn = raw
+            try:
+                yield PgConnection(raw)
+            except BaseException:
+                with suppress(self._psycopg.Error):
+                    raw.rollback()
+                raise
+            finally:
+                self._local.conn = None
+            raw.commit()
+
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         """A read: inside this thread's open transaction if there is one, else its own short transaction."""
         current = getattr(self._local, "conn", None)
@@ -319,12 +385,15 @@ class PgLedger:
                 c.execute(sql, (key, value))
 
     @staticmethod
-    def insert_message(conn: PgConnection, user_id: str, text: str, source_id: str | None,
-                       timestamp: str | None, speaker: str | None, created_at: str) -> int:
+    def insert_message(conn: PgConnection, message: MessageIn, created_at: str) -> int:
         return conn.insert_returning_id(
             "INSERT INTO messages (user_id, text, source_id, timestamp, speaker, created_at) VALUES (?,?,?,?,?,?)",
-            (user_id, text, source_id, timestamp, speaker, created_at),
+            (message.user_id, message.text, message.source_id, message.timestamp, message.speaker, created_at),
         )
+
+    @staticmethod
+    def defer_foreign_keys(conn: PgConnection) -> None:
+        """Nothing to do: the self-references are declared DEFERRABLE INITIALLY DEFERRED."""
 
     @staticmethod
     def insert_memory(conn: PgConnection, *, user_id: str, text: str, type: str, subject: str,
@@ -338,7 +407,7 @@ class PgLedger:
                    "replaced_by, supersedes, created_at, updated_at, superseded_at, message_id, embedding")
         params: list[Any] = [user_id, text, type, subject, attribute, value, value_key, int(multi_valued), importance,
                              status, replaced_by, supersedes, created_at, updated_at or created_at, superseded_at,
-                             message_id, np.asarray(embedding, dtype=np.float32).tobytes()]
+                             message_id, vector_to_blob(embedding)]
         if memory_id is not None:
             columns, params = "id, " + columns, [memory_id, *params]
         marks = ",".join("?" * len(params))
@@ -376,3 +445,70 @@ class PgLedger:
     @staticmethod
     def outbox(conn: PgConnection, op: str, user_id: str, memory_id: int | None = None) -> None:
         conn.execute("INSERT INTO index_outbox (op, user_id, memory_id) VALUES (?,?,?)", (op, user_id, memory_id))
+
+    def chain_ids(self, memory_id: int) -> list[int]:
+        """Every memory linked to this one by replacement, in either direction, oldest first.
+
+        PostgreSQL allows one recursive reference per CTE (SQLite's version has two), so the links
+        of the memory's user are listed both ways first and the chain walks them once.
+        """
+        rows = self.query(
+            """
+            WITH RECURSIVE links(a, b) AS (
+                SELECT id, replaced_by FROM memories
+                WHERE replaced_by IS NOT NULL AND user_id = (SELECT user_id FROM memories WHERE id = ?)
+            ), edges(a, b) AS (
+                SELECT a, b FROM links UNION ALL SELECT b, a FROM links
+            ), chain(id) AS (
+                SELECT CAST(? AS BIGINT)
+                UNION
+                SELECT e.b FROM edges e JOIN chain c ON e.a = c.id
+            )
+            SELECT id FROM chain ORDER BY id
+            """,
+            (memory_id, memory_id),
+        )
+        return [r[0] for r in rows]
+
+    # -- server mode: outbox claims and the per-user change counter ------------------------------------
+    @staticmethod
+    def outbox_written(conn: PgConnection) -> set[tuple[str, str]]:
+        """(user, op) of the outbox rows written by this very transaction (their xmin is its id)."""
+        rows = conn.execute("SELECT DISTINCT user_id, op FROM index_outbox WHERE xmin = pg_current_xact_id()::xid")
+        return {(r[0], r[1]) for r in rows.fetchall()}
+
+    @staticmethod
+    def delete_user_outbox(conn: PgConnection, user_id: str) -> None:
+        conn.execute("DELETE FROM index_outbox WHERE user_id = ?", (user_id,))
+
+    @staticmethod
+    def claim_user_outbox(conn: PgConnection, user_id: str) -> list[tuple[int, str, str, int | None]]:
+        """The user's pending outbox rows, oldest first, locked for this transaction. The caller holds
+        the user's lock, so they are all committed and nobody else is applying them."""
+        return conn.execute("SELECT id, op, user_id, memory_id FROM index_outbox WHERE user_id = ? ORDER BY id "
+                            "FOR UPDATE SKIP LOCKED", (user_id,)).fetchall()
+
+    def outbox_users(self, limit: int) -> list[str]:
+        """Users with pending outbox rows, the oldest rows first: work another worker left behind."""
+        rows = self.query("SELECT user_id FROM index_outbox GROUP BY user_id ORDER BY MIN(id) LIMIT ?", (limit,))
+        return [r[0] for r in rows]
+
+    def user_version(self, user_id: str) -> int:
+        """The user's change counter: 0 when nothing was written (or the user was forgotten)."""
+        rows = self.query("SELECT version FROM user_versions WHERE user_id = ?", (user_id,))
+        return int(rows[0][0]) if rows else 0
+
+    @staticmethod
+    def bump_user_versions(conn: PgConnection, users: Iterable[str]) -> None:
+        for user_id in sorted(set(users)):
+            conn.execute("INSERT INTO user_versions (user_id, version) VALUES (?, nextval('user_versions_seq')) "
+                         "ON CONFLICT (user_id) DO UPDATE SET version = excluded.version", (user_id,))
+
+    @staticmethod
+    def drop_user_version(conn: PgConnection, user_id: str) -> None:
+        """A forgotten user leaves no row behind; the missing row reads as 0, unlike any cached number."""
+        conn.execute("DELETE FROM user_versions WHERE user_id = ?", (user_id,))
+
+    def active_ids_of(self, conn: PgConnection, user_id: str) -> set[int]:
+        rows = conn.execute("SELECT id FROM memories WHERE user_id = ? AND status = 'active'", (user_id,))
+        return {r[0] for r in rows.fetchall()}
