@@ -328,29 +328,3 @@ def test_recall_decision_history_companions_and_top_k_cut(page, shots):
     expect(pg.get_by_text("served as a companion")).to_have_count(0)
     assert_no_exception(pg)
     shoot(pg, shots, "8-recall-top-k-cut")
-
-
-def test_run_with_recall_settings_compared_with_another(page, shots, server):
-    pg = page
-    go(pg, "Recall")
-    pg.get_by_role("button", name="Benchmark these settings").click()
-    pg.locator("h1", has_text="Benchmark").wait_for()
-    pg.get_by_text("settings carried over from Recall").first.wait_for()
-    settle(pg)
-    pg.get_by_role("button", name="Run benchmark").click()
-    # the run goes on in the background; when it ends the page selects it (the Run box shows its settings tag)
-    pg.locator('[data-testid="stSelectbox"]', has_text="m0.30-k1").first.wait_for(timeout=JOB_MS)
-    settle(pg)
-    newest = sorted((server["store"] / "runs").glob("run-*.json"))[-1]
-    assert newest.name.endswith("-m0.30-k1.json"), newest.name   # the knobs are in the run's name
-    meta = json.loads(newest.read_text())["meta"]
-    assert meta["settings"]["companion_margin"] == pytest.approx(0.3) and meta["settings"]["top_k"] == 1
-    # compared with the run at the engine's defaults: the settings diff sits beside the metric deltas
-    table = pg.locator('[data-testid="stTable"]').first
-    table.wait_for()
-    expect(table).to_contain_text("companion margin")
-    expect(table).to_contain_text("0.30")
-    expect(table).to_contain_text("≠ changed")
-    assert_no_exception(pg)
-    shoot(pg, shots, "9-benchmark-compare-settings")
-
