@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+import sys
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -66,6 +67,15 @@ def pytest_collection_modifyitems(config, items) -> None:
             "each test file needs exactly one tier marker, e.g. `pytestmark = pytest.mark.unit` "
             f"(tiers: {', '.join(TIERS)}):\n" + "\n".join(lines)
         )
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest runs app.py as `__main__` and leaves it there; a process started later with the
+    spawn method re-runs the parent's `__main__` file, which would then be the cockpit. Put it back."""
+    main = sys.modules.get("__main__")
+    yield
+    sys.modules["__main__"] = main
 
 
 @pytest.fixture(autouse=True)
