@@ -69,6 +69,17 @@ def pytest_collection_modifyitems(config, items) -> None:
         )
 
 
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """A child process a failed test left running would keep pytest from exiting (multiprocessing waits for its
+    non-daemon children at exit) and hang the whole CI run: stop any that are left, and say so."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        print(f"\nstopping a child process a test left running: {child.name} (pid {child.pid})", file=sys.stderr)
+        child.kill()
+        child.join(10)
+
+
 @pytest.fixture(autouse=True)
 def _keep_main_module():
     """Streamlit's AppTest runs app.py as `__main__` and leaves it there; a process started later with the

@@ -149,16 +149,29 @@ def _migrate_in_process(url, barrier, results):
         led.close()
 
 
+def _run_to_the_end(procs, timeout_s=120):
+    """Start the processes and wait for them; any still running at the end is killed, so a failed test never
+    leaves a child behind (multiprocessing would wait for it when pytest exits, and CI would hang)."""
+    try:
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(timeout_s)
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+                p.join(10)
+    return [p.exitcode for p in procs]
+
+
 @pytest.mark.servers
 def test_two_processes_migrating_at_once_apply_each_migration_exactly_once(pg_database):
     ctx = multiprocessing.get_context("spawn")
     barrier, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_migrate_in_process, args=(pg_database, barrier, results)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert [p.exitcode for p in procs] == [0, 0]
+    procs = [ctx.Process(target=_migrate_in_process, args=(pg_database, barrier, results), daemon=True)
+             for _ in range(2)]
+    assert _run_to_the_end(procs) == [0, 0]
     applied = sorted([results.get(timeout=5), results.get(timeout=5)])
     assert applied == [[], list(range(1, len(MIGRATIONS) + 1))]  # one did all the work, the other none
     led = PgLedger(pg_database, migrate=False)
@@ -339,12 +352,9 @@ def test_two_processes_writing_one_user_lose_no_update(ledger, pg_database):
     ledger.set_meta("counter:carol", "0")
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(2)
-    procs = [ctx.Process(target=_increment_counter, args=(pg_database, "carol", 50, barrier)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    assert [p.exitcode for p in procs] == [0, 0]
+    procs = [ctx.Process(target=_increment_counter, args=(pg_database, "carol", 50, barrier), daemon=True)
+             for _ in range(2)]
+    assert _run_to_the_end(procs) == [0, 0]
     assert ledger.get_meta("counter:carol") == "100"
 
 

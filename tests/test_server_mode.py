@@ -156,7 +156,8 @@ def _engine_process(settings_json: str, commands, answers) -> None:
 def test_a_write_in_one_process_is_seen_by_another_at_once(server_settings, embedder):
     ctx = multiprocessing.get_context("spawn")
     commands, answers = ctx.Queue(), ctx.Queue()
-    child = ctx.Process(target=_engine_process, args=(server_settings.model_dump_json(), commands, answers))
+    child = ctx.Process(target=_engine_process, args=(server_settings.model_dump_json(), commands, answers),
+                        daemon=True)
     child.start()
     try:
         assert answers.get(timeout=WAIT_S) == "ready"
