@@ -276,23 +276,22 @@ if rows:
             else:
                 st.button(f"Delete #{selected.id}", key="ledger_delete", icon=":material/delete:",
                           on_click=_ask_delete, args=(selected.id,))
-        # Restore and erase come with the data-safety engine methods; without them the buttons stay hidden.
-        if selected.status == "deleted" and hasattr(eng, "restore"):
+        # Only a soft-deleted memory can be restored; erasing is offered for every memory.
+        if selected.status == "deleted":
             st.button(f"Restore #{selected.id}", key="ledger_restore", icon=":material/restore_from_trash:",
                       on_click=_do_restore, args=(selected.id, selected.user_id))
-        if hasattr(eng, "erase"):
-            if st.session_state.get("ledger_pending_erase") == selected.id:
-                st.error(f"Erase memory #{selected.id} for good? Its text, value and vector are destroyed; no "
-                         "restore, no history. This cannot be undone.", icon=":material/delete_forever:")
-                c1, c2 = st.columns(2)
-                c1.button("Erase for good", key="ledger_erase_confirm", type="primary",
-                          icon=":material/delete_forever:", on_click=_do_erase, args=(selected.id, selected.user_id),
-                          width="stretch")
-                c2.button("Cancel", key="ledger_erase_cancel", on_click=_cancel, args=("ledger_pending_erase",),
-                          width="stretch")
-            else:
-                st.button(f"Erase #{selected.id} for good…", key="ledger_erase", icon=":material/delete_forever:",
-                          on_click=_ask_erase, args=(selected.id,))
+        if st.session_state.get("ledger_pending_erase") == selected.id:
+            st.error(f"Erase memory #{selected.id} for good? Its text, value and vector are destroyed; no "
+                     "restore, no history. This cannot be undone.", icon=":material/delete_forever:")
+            c1, c2 = st.columns(2)
+            c1.button("Erase for good", key="ledger_erase_confirm", type="primary",
+                      icon=":material/delete_forever:", on_click=_do_erase, args=(selected.id, selected.user_id),
+                      width="stretch")
+            c2.button("Cancel", key="ledger_erase_cancel", on_click=_cancel, args=("ledger_pending_erase",),
+                      width="stretch")
+        else:
+            st.button(f"Erase #{selected.id} for good…", key="ledger_erase", icon=":material/delete_forever:",
+                      on_click=_ask_erase, args=(selected.id,))
 
 # ---------------------------------------------------------------- export / import / forget
 st.subheader(":material/swap_vert: Export, import, forget", anchor=False)

@@ -100,9 +100,6 @@ def test_small_talk_has_an_empty_trace(store):
 
 
 # ------------------------------------------------------------------------------------------ ledger: restore, erase
-# engine.restore / engine.erase come with the data-safety work; the page hides the buttons without them.
-HAS_RESTORE = hasattr(MemoryEngine, "restore")
-HAS_ERASE = hasattr(MemoryEngine, "erase")
 
 
 def start_ledger_on(data: Path, memory_id: int) -> AppTest:
@@ -122,17 +119,6 @@ def button_keys(at: AppTest) -> set[str]:
     return {b.key for b in at.button}
 
 
-@pytest.mark.skipif(HAS_RESTORE or HAS_ERASE, reason="the engine has restore/erase: see the tests below")
-def test_ledger_hides_restore_and_erase_without_the_engine_methods(store):
-    prefill(store, ["I use Arch Linux."])
-    at = start_ledger_on(store, 1)
-    at.button(key="ledger_delete").click().run()
-    at.button(key="ledger_delete_confirm").click().run()
-    assert state_engine(store).get(1).status == "deleted"
-    assert not {"ledger_restore", "ledger_erase"} & button_keys(at)
-
-
-@pytest.mark.skipif(not HAS_RESTORE, reason="engine.restore is not on this branch yet")
 def test_ledger_restores_a_soft_deleted_memory(store):
     prefill(store, ["I use Arch Linux."])
     at = start_ledger_on(store, 1)
@@ -145,7 +131,6 @@ def test_ledger_restores_a_soft_deleted_memory(store):
     assert at.toast[0].value.startswith("Memory #1 restored")
 
 
-@pytest.mark.skipif(not HAS_ERASE, reason="engine.erase is not on this branch yet")
 def test_ledger_erase_for_good_needs_confirmation(store):
     prefill(store, ["I use Arch Linux.", "I live in Lisbon."])
     at = start_ledger_on(store, 1)
