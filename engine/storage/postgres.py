@@ -24,7 +24,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..model import EngineError, MessageIn
-from .ledger import Ledger, vector_to_blob
+from .ledger import Ledger
+from .queries import vector_to_blob
 
 MIGRATIONS: list[str] = [
     # 1: the initial schema; numbered like engine/ledger.py's MIGRATIONS so both backends stay at one version
@@ -195,7 +196,7 @@ class PgConnection:
 class PgLedger(Ledger):
     """The ledger on PostgreSQL: a small connection pool, per-user write serialisation, numbered migrations.
 
-    It inherits the SQLite ledger's portable SQL (every read and most writes) and replaces the
+    It inherits the portable SQL (queries.py: every read and most writes) and replaces the SQLite
     plumbing (connections, transactions, migrations) and the statements that differ (ids, dialect).
     Each thread checks a connection out of the pool for one transaction or one read, so the
     engine's threads never share a connection (psycopg connections are not for concurrent use).
@@ -371,19 +372,7 @@ class PgLedger(Ledger):
     def schema_version(self) -> int:
         return int(self.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")[0][0])
 
-    # -- the writes whose SQL differs from SQLite's (ids and sequences); everything else is portable --
-    def get_meta(self, key: str) -> str | None:
-        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
-
-    def set_meta(self, key: str, value: str, conn: PgConnection | None = None) -> None:
-        sql = "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
-        if conn is not None:
-            conn.execute(sql, (key, value))
-        else:
-            with self.transaction() as c:
-                c.execute(sql, (key, value))
-
+    # -- the statements whose SQL differs from SQLite's (ids and sequences, the lineage walk) --------
     @staticmethod
     def insert_message(conn: PgConnection, message: MessageIn, created_at: str) -> int:
         return conn.insert_returning_id(
@@ -430,21 +419,6 @@ class PgLedger(Ledger):
     @classmethod
     def next_memory_id(cls, conn: PgConnection) -> int:
         return cls.reserve_memory_ids(conn, 1)[0]
-
-    @staticmethod
-    def mark_superseded(conn: PgConnection, old_id: int, new_id: int, at: str) -> None:
-        cur = conn.execute(
-            "UPDATE memories SET status = 'superseded', replaced_by = ?, superseded_at = ?, updated_at = ? "
-            "WHERE id = ? AND status = 'active'", (new_id, at, at, old_id),
-        )
-        if cur.rowcount != 1:
-            import psycopg  # the same kind of error a constraint raises, as sqlite3.IntegrityError in the SQLite ledger
-
-            raise psycopg.IntegrityError(f"memory {old_id} is no longer active")
-
-    @staticmethod
-    def outbox(conn: PgConnection, op: str, user_id: str, memory_id: int | None = None) -> None:
-        conn.execute("INSERT INTO index_outbox (op, user_id, memory_id) VALUES (?,?,?)", (op, user_id, memory_id))
 
     def chain_ids(self, memory_id: int) -> list[int]:
         """Every memory linked to this one by replacement, in either direction, oldest first.
