@@ -317,13 +317,12 @@ class LedgerQueries:
     def delete_message(conn: sqlite3.Connection, message_id: int) -> int:
         return conn.execute("DELETE FROM messages WHERE id = ?", (message_id,)).rowcount
 
-    @staticmethod
-    def restore_deleted(conn: sqlite3.Connection, memory_id: int, status: str, at: str) -> None:
+    def restore_deleted(self, conn: sqlite3.Connection, memory_id: int, status: str, at: str) -> None:
         """A soft-deleted memory back to `status` (active, or superseded when it still has its replacement)."""
         cur = conn.execute("UPDATE memories SET status = ?, updated_at = ? WHERE id = ? AND status = 'deleted'",
                            (status, at, memory_id))
         if cur.rowcount != 1:
-            raise sqlite3.IntegrityError(f"memory {memory_id} is no longer deleted")
+            raise self.IntegrityError(f"memory {memory_id} is no longer deleted")  # the backend's own type
 
     # -- vectors -----------------------------------------------------------------------------------
     def embedding_inputs(self) -> list[tuple[int, str, str | None, str, str]]:
