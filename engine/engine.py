@@ -1,5 +1,5 @@
-"""MemoryEngine: the facade. It validates arguments, owns the lifecycle and delegates the work to
-ingest.py, recall.py, sync.py and transfer.py, with every SQL statement in storage/."""
+"""MemoryEngine: the facade. It validates arguments (arguments.py), owns the lifecycle and delegates the
+work to ingest.py, recall.py, removal.py, sync.py and transfer.py, with every SQL statement in storage/."""
 from __future__ import annotations
 
 import os
@@ -8,8 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-import numpy as np
-
+from . import arguments
 from . import extraction as extractlib
 from . import scoring
 from . import text as textlib
@@ -19,13 +18,12 @@ from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
 from .index import open_index
 from .ingest import Ingest
-from .limits import INGEST_BATCH, LIST_LIMIT_MAX, MAX_FIELD_CHARS, MEMORY_TYPES, STATUS_FILTERS, STATUSES
-from .model import (
-    EngineError, IngestResult, Memory, MessageIn, ModelMismatchError, NotFoundError, RecallResult,
-)
+from .limits import INGEST_BATCH, STATUSES
+from .model import EngineError, IngestResult, Memory, MessageIn, ModelMismatchError, NotFoundError, RecallResult
 from .recall import Recall, SpeakerCache
+from .removal import Removal
 from .settings import Settings
-from .storage import DB_NAME, Connection, Ledger, now_iso, open_ledger
+from .storage import DB_NAME, Ledger, open_ledger
 from .sync import IndexSync
 from .vectors import MemoryVectors
 
@@ -94,6 +92,7 @@ class MemoryEngine:
                                   settings=s, write_lock=self._write_lock, speakers=speakers)
             self._recall = Recall(ledger=self.ledger, sync=self.sync, embedder=self.embedder, settings=s,
                                   speakers=speakers)
+            self._removal = Removal(ledger=self.ledger, sync=self.sync, index=self.index, speakers=speakers)
             self.last_repair = self.sync.repair_on_open(index_rebuilt=index_note is not None)
             if index_note:
                 self.last_repair["note"] = index_note
@@ -189,69 +188,20 @@ class MemoryEngine:
 
     # ------------------------------------------------------------------ validation
     def _user(self, user_id: object) -> str:
-        return textlib.validate_user_id(user_id, max_chars=self.settings.max_user_id_chars)
-
-    @staticmethod
-    def _optional_field(value: object, name: str) -> str | None:
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            raise ValueError(f"{name} must be a string or None, not {type(value).__name__}")
-        if "\x00" in value:
-            raise ValueError(f"{name} contains a NUL byte")
-        if len(value) > MAX_FIELD_CHARS:
-            raise ValueError(f"{name} is longer than {MAX_FIELD_CHARS} characters")
-        return value.strip() or None
-
-    def _message(self, text: object, user_id: object, source_id: object, timestamp: object,
-                 speaker: object) -> MessageIn:
-        return MessageIn(
-            textlib.validate_text(text, max_chars=self.settings.max_text_chars, what="message"),
-            self._user(user_id),
-            self._optional_field(source_id, "source_id"),
-            self._optional_field(timestamp, "timestamp"),
-            self._optional_field(speaker, "speaker"),
-        )
-
-    @staticmethod
-    def _check_status(status: str) -> None:
-        if status not in STATUS_FILTERS:
-            raise ValueError(f"status must be one of {', '.join(STATUS_FILTERS)}, got {status!r}")
-
-    @staticmethod
-    def _page(limit: object, offset: object) -> tuple[int, int]:
-        limit, offset = int(limit), int(offset)
-        if not 0 <= limit <= LIST_LIMIT_MAX or offset < 0:
-            raise ValueError(f"limit must be 0..{LIST_LIMIT_MAX} and offset >= 0")
-        return limit, offset
+        return arguments.user(user_id, self.settings)
 
     # ------------------------------------------------------------------ ingest
     def ingest(self, text: str, user_id: str = "default", source_id: str | None = None,
                timestamp: str | None = None, speaker: str | None = None) -> IngestResult:
         """Log a message and keep the durable facts in it."""
         self._check_open()
-        return self._ingest.messages([self._message(text, user_id, source_id, timestamp, speaker)])[0]
+        message = arguments.message(text, user_id, source_id, timestamp, speaker, self.settings)
+        return self._ingest.messages([message])[0]
 
     def ingest_many(self, messages: Iterable[str | Mapping[str, Any]], user_id: str = "default") -> list[IngestResult]:
         """Ingest several messages with one embedding batch. Every message is validated before any is stored."""
         self._check_open()
-        items = []
-        for n, message in enumerate(messages):
-            try:
-                if isinstance(message, str):
-                    items.append(self._message(message, user_id, None, None, None))
-                elif isinstance(message, Mapping):
-                    unknown = set(message) - {"text", "message", "user_id", "source_id", "timestamp", "speaker"}
-                    if unknown:
-                        raise ValueError(f"unknown keys {sorted(unknown)}")
-                    items.append(self._message(
-                        message.get("text", message.get("message")), message.get("user_id", user_id),
-                        message.get("source_id"), message.get("timestamp"), message.get("speaker"),
-                    ))
-                else:
-                    raise ValueError(f"expected a string or a mapping, not {type(message).__name__}")
-            except ValueError as exc:
-                raise ValueError(f"message {n + 1}: {exc}") from None
+        items = arguments.messages(messages, user_id, self.settings)
         results: list[IngestResult] = []
         for start in range(0, len(items), INGEST_BATCH):
             results.extend(self._ingest.messages(items[start:start + INGEST_BATCH]))
@@ -262,15 +212,7 @@ class MemoryEngine:
         """Store a structured memory directly; the same conflict rules apply as for messages."""
         self._check_open()
         user_id = self._user(user_id)
-        for name, field in (("subject", subject), ("attribute", attribute), ("value", value)):
-            textlib.validate_text(field, max_chars=MAX_FIELD_CHARS, what=name)
-        if type not in MEMORY_TYPES:
-            raise ValueError(f"type must be one of {', '.join(MEMORY_TYPES)}, got {type!r}")
-        cand = extractlib.structured(subject, attribute, value, type)
-        if importance is not None:
-            if not 0.0 <= float(importance) <= 1.0:
-                raise ValueError(f"importance must be between 0 and 1, got {importance}")
-            cand = extractlib.replace(cand, importance=float(importance))
+        cand = arguments.structured_memory(subject, attribute, value, type, importance)
         vectors = self.vectors.embed_memories([(cand.text, None, cand.attribute, cand.type)])
         return self._ingest.store([(MessageIn(cand.clause, user_id), [cand], vectors)])[0]
 
@@ -291,9 +233,7 @@ class MemoryEngine:
 
     # ------------------------------------------------------------------ reading
     def _owned(self, memory_id: object, user_id: str | None) -> Memory:
-        if isinstance(memory_id, bool) or not isinstance(memory_id, (int, np.integer)):
-            raise ValueError(f"memory id must be an integer, not {type(memory_id).__name__}")
-        memory = self.ledger.get(int(memory_id))
+        memory = self.ledger.get(arguments.record_id(memory_id, "memory"))
         if memory is None or (user_id is not None and memory.user_id != self._user(user_id)):
             raise NotFoundError(f"no memory #{memory_id}")
         return memory
@@ -306,19 +246,19 @@ class MemoryEngine:
                       offset: int = 0) -> list[Memory]:
         """A page of memories, newest first."""
         self._check_open()
-        self._check_status(status)
-        limit, offset = self._page(limit, offset)
+        arguments.check_status(status)
+        limit, offset = arguments.page(limit, offset)
         return self.ledger.list(self._user(user_id) if user_id is not None else None, status, limit, offset)
 
     def count_memories(self, user_id: str | None = None, status: str = "active") -> int:
         self._check_open()
-        self._check_status(status)
+        arguments.check_status(status)
         return self.ledger.count(self._user(user_id) if user_id is not None else None, status)
 
     def messages(self, user_id: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
         """A page of logged messages, newest first."""
         self._check_open()
-        limit, offset = self._page(limit, offset)
+        limit, offset = arguments.page(limit, offset)
         return self.ledger.messages(self._user(user_id) if user_id is not None else None, limit, offset)
 
     def history(self, memory_id: int, user_id: str | None = None) -> list[Memory]:
@@ -333,36 +273,19 @@ class MemoryEngine:
         self._check_open()
         return self.ledger.users()
 
-    # ------------------------------------------------------------------ deleting
+    # ------------------------------------------------------------------ deleting (engine/removal.py)
     def delete(self, memory_id: int, user_id: str | None = None) -> Memory:
         """Soft delete: the memory stays in the ledger as 'deleted' and leaves recall."""
         self._check_open()
         with self._write_lock:
-            memory = self._owned(memory_id, user_id)
-            if memory.status == "deleted":
-                return memory
-
-            def change(conn: Connection) -> None:
-                self.ledger.soft_delete(conn, memory.id, now_iso())
-                if memory.status == "active":
-                    self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
-
-            self.sync.write(change, users=[memory.user_id])
-            return self.ledger.get(memory.id)
+            return self._removal.delete(self._owned(memory_id, user_id))
 
     def forget_user(self, user_id: str) -> dict[str, int]:
         """Hard-delete every memory and message of one user, and nobody else's."""
         self._check_open()
         user_id = self._user(user_id)
         with self._write_lock:
-            def change(conn: Connection) -> tuple[int, int]:
-                removed = self.ledger.delete_user(conn, user_id)
-                self.ledger.outbox(conn, "drop_user", user_id)
-                return removed
-
-            memories, messages = self.sync.write(change, users=[user_id])
-            self._after_hard_delete(user_id, purge_vectors=False)
-            return {"memories": memories, "messages": messages}
+            return self._removal.forget_user(user_id)
 
     def erase(self, memory_id: int, user_id: str | None = None) -> dict[str, int]:
         """Hard delete of one memory: its row, its vector and its lineage links go. Its source message
@@ -370,56 +293,15 @@ class MemoryEngine:
         replaced is left deleted (restore brings it back), never current again on its own."""
         self._check_open()
         with self._write_lock:
-            memory = self._owned(memory_id, user_id)
-
-            def change(conn: Connection) -> dict[str, int]:
-                erased = self.ledger.erase_memories(conn, [memory.id], now_iso())
-                if memory.status == "active":
-                    self.ledger.outbox(conn, "remove", memory.user_id, memory.id)
-                messages = 0
-                if memory.message_id is not None and not self.ledger.memories_of_message(conn, memory.message_id):
-                    messages = self.ledger.delete_message(conn, memory.message_id)
-                return {"memories": erased, "messages": messages}
-
-            result = self.sync.write(change, users=[memory.user_id])
-            self._after_hard_delete(memory.user_id)
-            return result
+            return self._removal.erase(self._owned(memory_id, user_id))
 
     def erase_message(self, message_id: int, user_id: str | None = None) -> dict[str, int]:
         """Hard delete of one source message and of every memory derived from it (see erase)."""
         self._check_open()
-        if isinstance(message_id, bool) or not isinstance(message_id, (int, np.integer)):
-            raise ValueError(f"message id must be an integer, not {type(message_id).__name__}")
-        message_id = int(message_id)
-        expected = self._user(user_id) if user_id is not None else None
+        message_id = arguments.record_id(message_id, "message")
+        owner = self._user(user_id) if user_id is not None else None
         with self._write_lock:
-            def change(conn: Connection) -> tuple[str, int]:
-                owner = self.ledger.message_owner(conn, message_id)
-                if owner is None or (expected is not None and owner != expected):
-                    raise NotFoundError(f"no message #{message_id}")
-                derived = self.ledger.memories_of_message(conn, message_id)
-                erased = self.ledger.erase_memories(conn, [mid for mid, _ in derived], now_iso())
-                for mid, status in derived:
-                    if status == "active":
-                        self.ledger.outbox(conn, "remove", owner, mid)
-                self.ledger.delete_message(conn, message_id)
-                return owner, erased
-
-            owner, erased = self.sync.write(change, users=[expected] if expected is not None else ())
-            self._after_hard_delete(owner)
-            return {"memories": erased, "messages": 1}
-
-    def _after_hard_delete(self, user_id: str, *, purge_vectors: bool = True) -> None:
-        """Leave no recoverable copy: rewrite the user's vectors (forget_user drops them whole), compact
-        the index files, delete the applied outbox rows and truncate the WAL, whose frames hold the rows."""
-        if purge_vectors:
-            self.sync.purge_user(user_id)
-        else:
-            self.sync.flush()
-            self.index.compact()
-        self.sync.forget_applied()
-        self.ledger.checkpoint()
-        self._speakers.forget(user_id)
+            return self._removal.erase_message(message_id, owner)
 
     def restore(self, memory_id: int, user_id: str | None = None) -> Memory:
         """Undo a soft delete: the memory is active again (or superseded, when it had been replaced
@@ -427,35 +309,7 @@ class MemoryEngine:
         contradict, or when it is not deleted."""
         self._check_open()
         with self._write_lock:
-            memory = self._owned(memory_id, user_id)
-            if memory.status != "deleted":
-                raise ValueError(f"memory #{memory.id} is not deleted (it is {memory.status}); nothing to restore")
-            target = "superseded" if memory.replaced_by is not None else "active"
-
-            def change(conn: Connection) -> None:
-                if target == "active":
-                    self._check_restorable(conn, memory)
-                self.ledger.restore_deleted(conn, memory.id, target, now_iso())
-                if target == "active":
-                    self.ledger.outbox(conn, "add", memory.user_id, memory.id)
-
-            try:
-                self.sync.write(change, users=[memory.user_id])
-            except self.ledger.IntegrityError as exc:  # a schema invariant the checks above did not foresee
-                raise ValueError(f"cannot restore #{memory.id}: {exc}") from None
-            return self.ledger.get(memory.id)
-
-    def _check_restorable(self, conn: Connection, memory: Memory) -> None:
-        slot = (memory.user_id, memory.subject, memory.attribute)
-        holders = self.ledger.slot_active(conn, slot)
-        blocking = [m for m in holders if not memory.multi_valued or not m.multi_valued]
-        if blocking:
-            raise ValueError(
-                f"cannot restore #{memory.id}: #{blocking[0].id} ({blocking[0].text!r}) now holds its single-valued "
-                f"slot ({memory.subject}, {memory.attribute}); delete that one first")
-        same = self.ledger.slot_same_value(conn, slot, extractlib.value_key(memory.value))
-        if same is not None:
-            raise ValueError(f"cannot restore #{memory.id}: #{same.id} holds the same value already")
+            return self._removal.restore(self._owned(memory_id, user_id))
 
     # ------------------------------------------------------------------ export / import
     def export_records(self, user_id: str | None = None) -> Iterator[dict[str, Any]]:
@@ -533,18 +387,13 @@ class MemoryEngine:
     def profile(self, user_id: str = "default", limit: int = 5) -> Profile:
         """The user's most important current facts (importance, then recency) and a greeting."""
         self._check_open()
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
-            raise ValueError(f"limit must be an integer between 1 and 50, got {limit!r}")
+        limit = arguments.profile_limit(limit)
         return build_profile(self, self._user(user_id), limit=limit)
 
     def summarize_session(self, user_id: str = "default", message_ids: list[int] | None = None, *,
                           since: object = None, summarizer: object = None) -> SessionSummary:
         """One `event` memory summarising a session's messages (by id, or since a moment), cited to them."""
         self._check_open()
-        if (message_ids is None) == (since is None):
-            raise ValueError("give either message_ids or since")
-        if message_ids is not None and (not isinstance(message_ids, (list, tuple)) or not message_ids or any(
-                isinstance(i, bool) or not isinstance(i, int) for i in message_ids)):
-            raise ValueError("message_ids must be a non-empty list of integers")
-        return summarize(self, self._user(user_id), message_ids=list(message_ids) if message_ids else None,
+        message_ids = arguments.session_message_ids(message_ids, since)
+        return summarize(self, self._user(user_id), message_ids=message_ids,
                          since=parse_since(since) if since is not None else None, summarizer=summarizer)

@@ -84,7 +84,7 @@ class Hit:
     importance: float
     historical: bool = False
     replaced_by_memory: Memory | None = None
-    # cosine of the memory and the statement the question asks for (text.as_statement); = semantic when none
+    # cosine of the memory and the statement the question asks for (questions.as_statement); = semantic when none
     statement: float = 0.0
     # share of the question's content words the memory carries (text.content_coverage)
     coverage: float = 0.0

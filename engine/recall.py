@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from . import scoring
+from . import questions, scoring
 from . import text as textlib
 from .embed import Embedder
 from .limits import THRESHOLD_MAX, THRESHOLD_MIN, TOP_K_MAX, TOP_K_MIN
@@ -135,18 +135,18 @@ class Recall:
             raise ValueError(f"top_k must be between {TOP_K_MIN} and {TOP_K_MAX}, got {top_k}")
         if not THRESHOLD_MIN <= threshold <= THRESHOLD_MAX:
             raise ValueError(f"threshold must be between {THRESHOLD_MIN:g} and {THRESHOLD_MAX:g}, got {threshold}")
-        history_cue = textlib.wants_history(query)
+        history_cue = questions.wants_history(query)
         history = history_cue if include_history is None else bool(include_history)
         timings: dict[str, float] = {}
 
         t = time.perf_counter()
         # The embedding sees the question about "the user"; BM25 keeps the names, which is how it tells
         # two people's memories apart when their content is alike.
-        query_text = textlib.as_third_person_question(self._alias_names(user_id, query))
-        lexical_text = textlib.as_third_person_question(query)
+        query_text = questions.as_third_person_question(self._alias_names(user_id, query))
+        lexical_text = questions.as_third_person_question(query)
         # The statement the question asks for is embedded in the same encode call as the question.
         # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)
-        statement_text = textlib.as_statement(query_text) if s.statement_query and s.calibrated else None
+        statement_text = questions.as_statement(query_text) if s.statement_query and s.calibrated else None
         if statement_text:
             qvec, svec = self.embedder.encode_queries([query_text, statement_text])
         else:

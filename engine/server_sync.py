@@ -26,7 +26,8 @@ import numpy as np
 from .index import VectorIndex
 from .lexical import LexicalIndex
 from .recall import SpeakerCache
-from .storage.postgres import PgConnection, PgLedger
+from .storage.postgres import PgLedger
+from .storage.postgres_connection import PgConnection
 from .sync import IndexSync
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,9 @@ import pytest
 
 from engine import EngineError
 from engine.model import MessageIn
-from engine.storage.postgres import MIGRATIONS, PgLedger, to_psycopg, user_lock_key
+from engine.storage.postgres import PgLedger, user_lock_key
+from engine.storage.postgres_connection import to_psycopg
+from engine.storage.postgres_schema import MIGRATIONS
 
 pytestmark = pytest.mark.e2e
 

@@ -2,15 +2,17 @@
 
 Two backends with one interface: the SQLite ledger (ledger.py, the embedded default: one process
 owns ./data) and the PostgreSQL ledger (postgres.py, server mode: any number of processes share
-the store). `open_ledger` picks one from the settings. Other modules name the transaction handle
-and the constraint error through the aliases below or the ledger's `IntegrityError` attribute.
+the store), both built on the queries they share (queries.py). `open_ledger` picks one from the
+settings. Other modules name the transaction handle and the constraint error through the aliases
+below or the ledger's `IntegrityError` attribute.
 """
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
 
-from .ledger import Ledger, blob_to_vector, now_iso, vector_to_blob
+from .ledger import Ledger
+from .queries import blob_to_vector, now_iso, vector_to_blob
 
 Connection = sqlite3.Connection  # what Ledger.transaction() yields (PgConnection speaks the same subset)
 IntegrityError = sqlite3.IntegrityError  # a schema invariant refused a write (SQLite; see Ledger.IntegrityError)
