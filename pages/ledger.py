@@ -218,7 +218,10 @@ if rows:
         try:
             by_id = {wanted: eng.get(wanted, user_id=uid), **by_id}
         except (ValueError, EngineError):
-            st.session_state.pop("ledger_pick", None)
+            # Gone, or another user's (the user was switched): inspect the first row instead. Set, not popped:
+            # only a value the script sets is sent to the browser, which would otherwise go on showing the
+            # old pick's label while this page inspects another memory.
+            st.session_state["ledger_pick"] = next(iter(by_id))
     pick = st.selectbox(
         "Memory to inspect",
         list(by_id),

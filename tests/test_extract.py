@@ -84,6 +84,12 @@ def test_speaker_owns_first_person_statements():
     ("I don't eat pork", "User doesn't eat pork."),
     ("I go climbing on weekends", "User goes climbing on weekends."),
     ("I study at MIT", "User studies at MIT."),
+    # once the sentence has named its subject, "my"/"mine" refer back to it: "their", not a second "User's"
+    ("I use VS Code as my editor", "User uses VS Code as their editor."),
+    ("we moved our servers to Hetzner", "User moved their servers to Hetzner."),
+    ("I think the blue bike is mine", "User thinks the blue bike is theirs."),
+    ("the blue bike is mine", "The blue bike is User's."),
+    ("they raised my rent to 1000 euros", "They raised User's rent to 1000 euros."),
 ])
 def test_third_person(clause, sentence):
     assert third_person(clause) == sentence

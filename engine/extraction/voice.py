@@ -65,10 +65,12 @@ def third_person(clause: str, name: str = "User") -> str:
             out.append(f"{lead}{name} would{trail}")
         elif low in ("i'll", "we'll"):
             out.append(f"{lead}{name} will{trail}")
-        elif low in ("my", "our"):
-            out.append(lead + possessive + trail)
-        elif low in ("mine", "ours"):
-            out.append(lead + possessive + trail)
+        elif low in ("my", "our", "mine", "ours"):
+            # Once the sentence has named its subject, a second "my" refers back to it: "User uses VS Code as
+            # their editor", not "... as User's editor" (which reads as if about someone called User).
+            named = any(o.startswith(name) for o in out)
+            back = "their" if low in ("my", "our") else "theirs"
+            out.append(lead + (back if named else possessive) + trail)
         elif low in ("me", "us"):
             out.append(lead + ("them" if out else name) + trail)
         elif low in ("myself", "ourselves"):
