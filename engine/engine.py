@@ -8,11 +8,9 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from . import arguments
+from . import arguments, heap, scoring, transfer
 from . import extraction as extractlib
-from . import scoring
 from . import text as textlib
-from . import transfer
 from .context import Context, Profile, SessionSummary, build_context, build_profile, parse_since, summarize
 from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
@@ -54,6 +52,8 @@ class MemoryEngine:
         if not self.server_mode:
             self._private_store_dir()
             self._dir_lock = DirectoryLock(self.data_dir / "engine.lock")
+            if self.settings.scrub_freed_memory:  # before Chroma allocates anything it may write to disk
+                heap.scrub_freed_memory()
         self._write_lock = threading.RLock()
         self._closed = False
         self.ledger: Ledger | None = None

@@ -90,6 +90,9 @@ class Settings(BaseSettings):
     batch_threads: int | None = Field(None, ge=1)
     # Seconds a writer waits for SQLite's lock before giving up.
     busy_timeout_s: float = Field(30.0, gt=0)
+    # Embedded store: have glibc fill freed memory, so the index files Chroma writes from this process's heap
+    # never carry leftovers of erased text (engine/heap.py). Process-wide; off only to measure its cost.
+    scrub_freed_memory: bool = True
 
     # Only used by the REST adapter: when set, every route but /health needs this key.
     api_key: str | None = None
