@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from .text import STOPWORDS
+
 
 # --- history cues in queries --------------------------------------------------------------------
 
@@ -164,3 +166,105 @@ def as_statement(question: str) -> str | None:
     tail = tails.get(aux, tails.get("", ""))
     words += [wh_noun, tail]
     return " ".join(w for w in words if w)
+
+
+# --- near misses: another member of the same family, no value of the asked kind ------------------
+# MiniLM puts "where does the user's brother live?" close to "User's sister lives in Porto" (0.58): the
+# sentences differ in one word of the same kind. These checks are pure functions of the question and one
+# memory's text; recall drops the memories they flag (Settings.contrast_filter, Settings.answer_type_filter).
+
+_WORDS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+# Families of mutually exclusive alternatives. Each member is a set of words naming the same thing (synonyms,
+# plurals are folded by _singular); a hypernym (partner, parent, kid, pet, staff) belongs to no member, so a
+# question or memory using one is never a mismatch.
+_CONTRAST_FAMILIES: tuple[tuple[frozenset[str], ...], ...] = tuple(
+    tuple(frozenset(member.split()) for member in family) for family in (
+        (  # relatives
+            "mother mom mum mommy mummy mam mama", "father dad daddy papa", "sister sis", "brother bro",
+            "son", "daughter", "wife", "husband", "grandmother grandma granny nan nana",
+            "grandfather grandpa granddad grandad", "aunt auntie", "uncle", "niece", "nephew", "cousin",
+            "girlfriend", "boyfriend", "fiance fiancee fiancé fiancée", "stepmother stepmom stepmum",
+            "stepfather stepdad", "mother-in-law", "father-in-law",
+        ),
+        (  # pets
+            # a breed names its animal ("a golden retriever named Maple" is the dog)
+            "dog puppy pup doggo retriever labrador lab poodle terrier spaniel beagle collie husky shepherd "
+            "bulldog dachshund corgi pug chihuahua greyhound whippet schnauzer rottweiler doberman dalmatian "
+            "labradoodle cockapoo cavapoo pomeranian shih-tzu malamute akita sheepdog mastiff weimaraner "
+            "pointer setter vizsla basset bloodhound",
+            "cat kitten kitty siamese persian tabby ragdoll sphynx bengal maine-coon",
+            "rabbit bunny", "hamster", "parrot", "goldfish",
+            "horse pony", "tortoise turtle", "guinea-pig", "snake", "lizard",
+        ),
+        (  # roles on a team
+            "engineer developer programmer dev coder", "designer", "tester qa", "intern",
+            "accountant", "lawyer", "recruiter",
+        ),
+    )
+)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _word_set(text: str) -> set[str]:
+    return {_singular(w) for w in _WORDS.findall(text.casefold())}
+
+
+def contrast_mismatch(query: str, memory_text: str) -> bool:
+    """Does the question ask about one member of a family (a relative, a pet, a team role) while the memory
+    names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")?"""
+    asked, said = _word_set(query), _word_set(memory_text)
+    for family in _CONTRAST_FAMILIES:
+        in_question = {i for i, member in enumerate(family) if member & asked}
+        in_memory = {i for i, member in enumerate(family) if member & said}
+        if in_question and in_memory and not in_question & in_memory:
+            return True
+    return False
+
+
+_ASKS_NAME = re.compile(r"\b(?:name|names|surname|first name|last name|full name|maiden name|nickname)\b",
+                        re.IGNORECASE)
+_ASKS_NUMBER = re.compile(r"\b(?:phone|telephone|mobile|fax) (?:number|no)\b", re.IGNORECASE)
+_ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|bill|fee|fees|salary|earn|earns|"
+                         r"charge|charges|is|are|was|were)\b)", re.IGNORECASE)
+_NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)
+_CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
+_NUMBER_WORDS = frozenset(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
+    "dozen half free".split())
+_CURRENCY = re.compile(r"[$€£¥₹]|\d")
+
+
+def _names_something_new(query: str, memory_text: str) -> bool:
+    asked = _word_set(query)
+    for match in _NAMING.finditer(memory_text):
+        word = match.group("v").casefold()
+        if word not in STOPWORDS and _singular(word) not in asked:
+            return True
+    for match in _CAPITALISED.finditer(memory_text):
+        word = match.group().casefold().removesuffix("'s")
+        if word in ("user", "users") or word in STOPWORDS or _singular(word) in asked:
+            continue
+        return True
+    return False
+
+
+def lacks_asked_value(query: str, memory_text: str) -> bool:
+    """Does the question ask for a value of a kind (a name, a phone number, a price) the memory holds none of?
+
+    A name is a capitalised word or the word after "named"/"called" that the question does not already
+    contain ("what's Helen's surname?" is not answered by "User's boss is called Helen"); a phone number or a
+    price needs a digit, a number word or a currency sign."""
+    if _ASKS_NAME.search(query):
+        return not _names_something_new(query, memory_text)
+    if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
+        return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
+    return False

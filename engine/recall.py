@@ -180,6 +180,7 @@ class Recall:
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
         candidates = self._about_named_people(user_id, query, candidates)
+        candidates = self._near_misses_dropped(query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
         calibration = s.calibration()
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
@@ -231,6 +232,17 @@ class Recall:
             return bool(mentioned.find(hit.memory.text))
 
         return [h for h in candidates if about_them(h)]
+
+    def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
+        """Memories that answer a neighbouring question, not this one: another relative, pet or team role
+        than the one asked about (questions.contrast_mismatch), or no value of the kind asked for
+        (questions.lacks_asked_value). Their cosine is high because the sentences differ in one word."""
+        s = self.settings
+        if s.contrast_filter:
+            candidates = [h for h in candidates if not questions.contrast_mismatch(query, h.memory.text)]
+        if s.answer_type_filter:
+            candidates = [h for h in candidates if not questions.lacks_asked_value(query, h.memory.text)]
+        return candidates
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, svec: np.ndarray, terms: list[str],
                                n: int) -> list[Hit]:

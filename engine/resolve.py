@@ -51,7 +51,7 @@ STRONG_CUES = re.compile(
 SWITCH_CUES = re.compile(
     r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|"
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
-    r"instead|scratch|not .+ but|moved (?:off|away from|on from)|got rid of)\b",
+    r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of)\b",
     re.IGNORECASE,
 )
 # Saying that a value changed, for a memory about the same thing with a value of the same kind.

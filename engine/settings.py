@@ -54,6 +54,12 @@ class Settings(BaseSettings):
     statement_query: bool = True
     # Two or more near-threshold memories whose pooled probability clears the threshold are served.
     evidence_pooling: bool = True
+    # Near misses (recall.py, questions.py): drop a memory naming only another relative, pet or team role than
+    # the one asked about ("where does my brother live?" vs "User's sister lives in Porto", cosine 0.58), and a
+    # memory holding no value of the kind asked for (a name, a phone number, a price). These questions score
+    # like answers on cosine alone: they were most of the dev split's unanswerable questions that got answers.
+    contrast_filter: bool = True
+    answer_type_filter: bool = True
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)
 

@@ -128,3 +128,39 @@ def test_every_slot_is_well_formed():
 def test_structured_candidate():
     c = structured("user", "favorite color", "green", "preference")
     assert (c.subject, c.attribute, c.value, c.text) == ("user", "favorite_color", "green", "User's favorite color is green.")
+
+
+# A sentence that starts with "he"/"she" right after one that names exactly one relative or acquaintance of the
+# user's ("my wife", "my colleague Tomas") is about that person: "Any ideas for my sister's birthday? She loves
+# climbing." stores "User's sister loves climbing", which a question about the sister finds.
+@pytest.mark.parametrize("message, expected", [
+    ("Any ideas for my sister's birthday? She loves climbing.", "User's sister loves climbing."),
+    ("what should I cook for my dad tonight? he is diabetic", "User's dad is diabetic."),
+    ("Can you draft a note to my colleague Tomas? He speaks no German.", "User's colleague Tomas speaks no German."),
+    ("I need a present for my grandma. she's obsessed with crosswords", "User's grandma is obsessed with crosswords."),
+])
+def test_a_pronoun_after_one_named_person_is_that_person(message, expected):
+    assert expected in [c.text for c in extract(message)]
+
+
+@pytest.mark.parametrize("message, unexpected", [
+    # the pronoun does not fit the only person named: left alone
+    ("Any ideas for my brother's birthday? She loves climbing.", "User's brother loves climbing."),
+    # two people it could be: left alone
+    ("Gift ideas for my mum and my sister? She loves climbing.", "User's mum loves climbing."),
+])
+def test_an_ambiguous_pronoun_is_not_resolved(message, unexpected):
+    assert unexpected not in [c.text for c in extract(message)]
+
+
+# "My husband is an architect" says what he is, not what he is called: only a capitalised word, or any word
+# after "called"/"named", is a relative's name.
+@pytest.mark.parametrize("message", ["My husband is an architect.", "my dad is diabetic", "My sister is a nurse in Leeds",
+                                     "my son is really shy"])
+def test_a_relative_described_is_not_a_relative_named(message):
+    assert not any("named" in c.text or "called" in c.text for c in extract(message))
+
+
+def test_a_relative_called_something_in_lower_case_is_still_named():
+    assert [c.value for c in extract("my wife is called maria")] == ["maria"] or \
+        any("maria" in c.value.lower() for c in extract("my wife is called maria"))

@@ -65,3 +65,49 @@ def test_as_statement_composes_with_third_person_rewriting():
 
     assert rewritten("When do I work out?") == "User works out at"
     assert rewritten("What's my cat called?") == "User's cat is called"
+
+
+# Near misses: a question about one member of a family of alternatives (a relative, a pet, a team role) is not
+# answered by a memory that names only another member of that family ("where does my aunt work?" is not
+# answered by the uncle's job). Synonyms share a member; hypernyms (partner, kids, pets) are no member at all.
+@pytest.mark.parametrize("query, memory, expected", [
+    ("where does my aunt work?", "User's uncle works at a bakery.", True),
+    ("what does my father do for a living?", "User's mom is a nurse.", True),
+    ("what's my dog's name?", "User has a cat named Pixel.", True),
+    ("where do my sons go to school?", "User's daughters go to Hillside school.", True),
+    ("who are the testers on the team?", "The team has 4 designers.", True),
+    ("what does my dad do?", "User's father is a pilot.", False),
+    ("how old is my kitten?", "User's cat is three years old.", False),
+    ("where does my partner work?", "User's wife works at a hospital.", False),
+    ("do I have a brother or a sister?", "User has a sister.", False),
+    ("how many developers do we have?", "The team has 5 engineers.", False),
+    ("where do I live?", "User's sister lives in Rome.", False),
+    ("what does my grandma like to cook?", "User's grandmother makes pierogi.", False),
+    # a breed is its animal
+    ("what's my dog called?", "User has a beagle named Rolo and a hamster named Pip.", False),
+    ("how old is my cat?", "User's Siamese and User's rabbit are both six.", False),
+    ("what breed is my cat?", "User has a miniature poodle.", True),
+])
+def test_contrast_mismatch(query, memory, expected):
+    assert questions.contrast_mismatch(query, memory) is expected
+
+
+# A question that asks for a value of a kind (a name, a phone number, a price) is not answered by a memory that
+# holds no value of that kind, however close its topic ("what's my landlord's name?" vs "User's landlord is
+# strict."). A name the question already says is not the answer ("what's Omar's last name?").
+@pytest.mark.parametrize("query, memory, expected", [
+    ("what's my landlord's name?", "User's landlord is strict.", True),
+    ("what's my landlord's name?", "User's landlord is Mr Okafor.", False),
+    ("what is the name of my rabbit", "User has a rabbit called biscuit.", False),
+    ("what's Omar's last name?", "User's colleague is called Omar.", True),
+    ("what's my nephew's name?", "User's nephew is named an engineer.", True),
+    ("what's the dentist's phone number?", "User's dentist is on Baker Street.", True),
+    ("what's the dentist's phone number?", "The dentist's number is 020 7946 0000.", False),
+    ("how much is my car insurance?", "User's car insurance renews in May.", True),
+    ("how much is my car insurance?", "User pays 40 pounds a month for car insurance.", False),
+    ("how much does my gym cost", "User's gym costs twenty euros.", False),
+    ("how much coffee do I drink?", "User drinks a lot of coffee.", False),
+    ("where do I live?", "User lives in Oslo.", False),
+])
+def test_lacks_asked_value(query, memory, expected):
+    assert questions.lacks_asked_value(query, memory) is expected

@@ -147,3 +147,18 @@ def test_the_plan_lists_what_it_compared():
 ])
 def test_named_subject(text, about):
     assert named_subject(text) == about
+
+
+# Saying what the thing was moved off names the value it replaces, with the thing moved in between
+# ("moved our repos off Bitbucket"); moving house or moving a meeting is no switch.
+@pytest.mark.parametrize("clause, switch", [
+    ("Moved our repos off Bitbucket onto GitLab", True),
+    ("we moved the marketing site away from WordPress", True),
+    ("I moved all my photos off Google Photos last month", True),
+    ("I moved off Dropbox", True),
+    ("I moved the meeting to Friday", False),
+    ("we moved to Leeds in May", False),
+])
+def test_moving_something_off_a_value_is_a_switch(clause, switch):
+    from engine.resolve import SWITCH_CUES
+    assert bool(SWITCH_CUES.search(clause)) is switch

@@ -79,7 +79,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
-    for sentence in textlib.split_sentences(textlib.normalize(message)):
+    for sentence in _pronouns_resolved(textlib.split_sentences(textlib.normalize(message))):
         instructed = instruction(sentence, S) if subject_key == "user" else []
         if instructed:
             candidates.extend(instructed)
@@ -91,6 +91,44 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     if not candidates:
         candidates = _request_as_note(textlib.normalize(message), subject_key, S)
     return _dedupe(candidates)
+
+
+_FEMALE = ("wife|mum|mom|mother|sister|daughter|girlfriend|aunt|auntie|grandma|grandmother|granny|nan|niece|"
+           "fiancee|fiancée|stepmum|stepmom|stepdaughter")
+_MALE = ("husband|dad|father|brother|son|boyfriend|uncle|grandpa|grandfather|granddad|grandad|nephew|fiance|"
+         "fiancé|stepdad|stepson")
+_EITHER = ("partner|spouse|colleague|coworker|co-worker|boss|manager|friend|neighbour|neighbor|teacher|mentor|"
+           "cousin|kid|child|roommate|flatmate|housemate|client|doctor|dentist|therapist|landlord|landlady|coach|"
+           "teammate|tutor")
+_PERSON_MENTION = re.compile(
+    rf"\b(?i:my|our)\s+(?i:(?:older|younger|little|big|twin|best|new|old|eldest|oldest|youngest)\s+)?"
+    rf"(?P<rel>(?i:{_FEMALE}|{_MALE}|{_EITHER}))(?!\w)(?!'s\s+[A-Z])(?:,?\s+(?P<name>[A-Z][\w'-]+)(?![\w'-]))?")
+_LEADING_PRONOUN = re.compile(r"^(?P<p>he|she)(?P<be>'s|\s+is)?\b", re.IGNORECASE)
+
+
+def _pronouns_resolved(sentences: list[str]) -> list[str]:
+    """A sentence that starts with "he"/"she" after earlier sentences of the message named exactly one
+    relative or acquaintance of the speaker's that the pronoun fits ("Any ideas for my sister's birthday?
+    She loves climbing.") is about that person: the pronoun becomes "my sister". With two candidates, or
+    none that fits, the sentence stays as it was."""
+    out: list[str] = []
+    mentions: list[tuple[str, str]] = []  # (phrase, gender: f / m / either)
+    for sentence in sentences:
+        lead = _LEADING_PRONOUN.match(sentence.strip())
+        if lead and mentions:
+            wanted = "f" if lead["p"].lower() == "she" else "m"
+            fitting = {phrase for phrase, gender in mentions if gender in (wanted, "either")}
+            if len(fitting) == 1:
+                phrase = fitting.pop()
+                rest = sentence.strip()[lead.end():]
+                sentence = f"{phrase}{' is' if lead['be'] else ''}{rest}"
+        for m in _PERSON_MENTION.finditer(sentence):
+            rel = m["rel"].lower()
+            gender = "f" if re.fullmatch(_FEMALE, rel) else "m" if re.fullmatch(_MALE, rel) else "either"
+            phrase = f"my {rel}" + (f" {m['name']}" if m["name"] else "")
+            mentions.append((phrase, gender))
+        out.append(sentence)
+    return out
 
 
 _ASKS_FOR = re.compile(r"\b(?:what|when|where|which|who|whom|whose|how|if|whether)\b", re.IGNORECASE)

@@ -224,7 +224,7 @@ RULES: tuple[Rule, ...] = (
              ("I have an older sister named Ana", ("user", "siblings", "an older sister named Ana")),
              ("We have two daughters", ("user", "children", "two daughters")),
          ]),
-    Rule("relation_name", "partner, mother, father, siblings, children", r"^(?i:my (?:(?:older|younger|little|big|twin|step|half)[\s-])?)(?P<rel>(?i:wife|husband|spouse|partner|girlfriend|boyfriend|fiancée?|fiance|mom|mum|mother|dad|father|sister|brother|son|daughter|kid))(?i:'s name)? (?i:is) (?i:called |named )?(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s*$",
+    Rule("relation_name", "partner, mother, father, siblings, children", r"^(?i:my (?:(?:older|younger|little|big|twin|step|half)[\s-])?)(?P<rel>(?i:wife|husband|spouse|partner|girlfriend|boyfriend|fiancée?|fiance|mom|mum|mother|dad|father|sister|brother|son|daughter|kid))(?i:'s name)? (?i:is) (?:(?i:called |named )|(?=(?-i:[A-Z])))(?P<v>[A-Z][\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s*$",
          handler=handlers.relation_name, examples=[
              ("My partner is called Ren.", ("user", "partner", "Ren")),
              ("My brother is called Ravi.", ("user", "siblings", "brother Ravi")),
