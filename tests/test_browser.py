@@ -189,6 +189,14 @@ def go(pg, title: str) -> None:
     settle(pg)
 
 
+def ingest_on_page(pg, message: str) -> None:
+    """Ingest one message on the Ingest page (already open) and wait until the page shows it."""
+    pg.get_by_role("textbox", name="Message", exact=True).fill(message)
+    pg.get_by_role("button", name="Ingest message").click()
+    pg.get_by_text(f"“{message}”").first.wait_for()
+    settle(pg)
+
+
 def combobox(pg, label: str):
     """A selectbox by its label. Its chosen option is the value of its input (a React Aria combobox), not text."""
     return pg.get_by_role("combobox", name=label, exact=True)
@@ -201,13 +209,9 @@ def assert_no_exception(pg) -> None:
 def test_ingest_recall_and_ledger(page, shots, server):
     pg = page
     go(pg, "Ingest")
-    box = pg.get_by_role("textbox", name="Message", exact=True)
-    for n, msg in enumerate(["I use Arch Linux.", "My project deadline is October 15.",
-                             "Actually, the deadline moved to November 2."], start=1):
-        box.fill(msg)
-        pg.get_by_role("button", name="Ingest message").click()
-        pg.get_by_text(f"“{msg}”").first.wait_for()
-        settle(pg)
+    for msg in ["I use Arch Linux.", "My project deadline is October 15.",
+                "Actually, the deadline moved to November 2."]:
+        ingest_on_page(pg, msg)
     expect(pg.get_by_text("Before: #2")).to_be_visible()   # old and new memory side by side
     expect(pg.get_by_text("Now: #3")).to_be_visible()
     expect(pg.locator('[data-testid="stSidebar"] [data-testid="stMetricValue"]')).to_have_text(["2", "3"])
@@ -301,10 +305,7 @@ def slider_key(pg, label: str, key: str) -> None:
 def test_recall_decision_history_companions_and_top_k_cut(page, shots):
     pg = page
     go(pg, "Ingest")
-    pg.get_by_role("textbox", name="Message", exact=True).fill("I use VS Code as my editor.")
-    pg.get_by_role("button", name="Ingest message").click()
-    pg.get_by_text("“I use VS Code as my editor.”").first.wait_for()
-    settle(pg)
+    ingest_on_page(pg, "I use VS Code as my editor.")
 
     go(pg, "Recall")
     # history mode "Auto": the engine sees the question is about the past and serves the old value, marked
@@ -395,10 +396,7 @@ def test_ledger_after_switching_users(page, shots):
     pg = page
     pick_user(pg, "emile")
     go(pg, "Ingest")
-    pg.get_by_role("textbox", name="Message", exact=True).fill("I live in Lyon.")
-    pg.get_by_role("button", name="Ingest message").click()
-    pg.get_by_text("“I live in Lyon.”").first.wait_for()
-    settle(pg)
+    ingest_on_page(pg, "I live in Lyon.")
 
     go(pg, "Ledger & lineage")
     export = combobox(pg, "Export")
