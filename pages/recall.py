@@ -180,10 +180,7 @@ def show(res, mode: str, server_ms: float) -> None:
             for order, (part, value) in enumerate(parts.items()):
                 part_rows.append({"label": label, "part": part, "value": value, "part_order": order})
             score_rows.append({"label": label, "score": h.score, "cleared": kind})
-        st.altair_chart(
-            charts.score_parts(pd.DataFrame(part_rows), pd.DataFrame(score_rows), res.threshold, d.cutoff),
-            width="stretch",
-        )
+        st.vega_lite_chart(spec=charts.score_parts(part_rows, score_rows, res.threshold, d.cutoff), width="stretch")
 
     if res.hits:
         for rank, (hit, kind) in enumerate(d.served, start=1):

@@ -348,8 +348,17 @@ def test_recall_ranks_with_score_parts(store):
     assert "“Actually, the deadline moved to November 2.”" in joined(at.caption)
     assert any(b in md for b in (":green-badge[:material/task_alt: certain]", ":orange-badge[:material/help: vague]"))
     assert "History: not searched · embed" in joined(at.caption)
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    assert f"threshold {Settings().threshold:.2f}" in json.dumps(spec)  # the rule is labelled on the chart
+    rules = chart_data(at)["rules"]["text"].tolist()  # the rules are labelled on the chart
+    assert rules[0] == f"threshold {Settings().threshold:.2f}"
+    assert rules[1:] == [f"cut-off {Settings().threshold - Settings().companion_margin:.2f}"]
+
+
+def chart_data(at, index: int = 0) -> dict:
+    """The named datasets of a page's ``index``-th Vega-Lite chart, as DataFrames."""
+    from streamlit import dataframe_util
+
+    proto = at.get("vega_lite_chart")[index].proto
+    return {d.name: dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets}
 
 
 def test_recall_slider_rescores_without_recalling(store, monkeypatch):
@@ -449,10 +458,16 @@ def test_recall_companions_cutoff_and_top_k_cut(store):
     assert ":violet-badge[:material/group: companion]" in md
     assert f"cut-off **{threshold - 0.05:.2f}**" in md and "companion" in md
     spec = json.dumps(json.loads(at.get("vega_lite_chart")[0].proto.spec))
-    assert f"cut-off {threshold - 0.05:.2f}" in spec and '"domain": [0.0, 1.0]' in spec
+    assert '"domain": [0.0, 1.0]' in spec
+    rules = chart_data(at)["rules"]
+    assert rules["text"].tolist() == [f"threshold {threshold:.2f}", f"cut-off {threshold - 0.05:.2f}"]
+    spec_before = at.get("vega_lite_chart")[0].proto.spec
     # margin 0: the companion is no longer served
     at.slider(key="knob_margin").set_value(0.0).run()
     assert "companion]" not in joined(at.markdown)
+    # only the chart's data moved with the knob, so the browser updates the chart in place
+    assert at.get("vega_lite_chart")[0].proto.spec == spec_before
+    assert chart_data(at)["rules"]["text"].tolist() == [f"threshold {threshold:.2f}"]
     # top-k 1 with a low threshold: what top-k dropped is listed, not hidden
     at.slider(key="knob_threshold").set_value(0.05)
     at.slider(key="knob_top_k").set_value(1).run()
@@ -913,17 +928,27 @@ def test_batch_parsing():
 
 def test_charts_are_valid_vega_lite():
     """The charts skip Altair's validation when Streamlit renders them; validate them here instead."""
+    import altair as alt
     import pandas as pd
 
-    parts = pd.DataFrame([{"label": "1. a", "part": p, "value": v, "part_order": i}
-                          for i, (p, v) in enumerate([("semantic", 0.6), ("lexical", 0.1), ("importance", -0.02)])])
-    scores = pd.DataFrame([{"label": "1. a", "score": 0.68, "cleared": True}])
-    spec = charts.score_parts(parts, scores, 0.4).to_dict(validate=True)
-    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text"]
-    spec = charts.score_parts(parts, scores, 0.4, cutoff=0.32).to_dict(validate=True)
-    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["bar", "tick", "rule", "text", "rule", "text"]
-    assert spec["layer"][-1]["encoding"]["text"] == {"value": "cut-off 0.32"}
-    assert spec["height"] == {"step": 34}
+    parts = [{"label": "1. a", "part": p, "value": v, "part_order": i}
+             for i, (p, v) in enumerate([("semantic", 0.6), ("lexical", 0.1), ("importance", -0.02)])]
+    scores = [{"label": "1. a", "score": 0.68, "cleared": "hit"}]
+
+    def validated(spec: dict) -> dict:
+        inline = {name: df.to_dict("records") for name, df in spec["datasets"].items()}
+        alt.LayerChart.from_dict({**spec, "datasets": inline})  # raises if it does not conform to the schema
+        return spec
+
+    plain = validated(charts.score_parts(parts, scores, 0.4))
+    assert plain["datasets"]["rules"]["text"].tolist() == ["threshold 0.40"]
+    with_cutoff = validated(charts.score_parts(parts, scores, 0.4, cutoff=0.32))
+    assert with_cutoff["datasets"]["rules"]["text"].tolist() == ["threshold 0.40", "cut-off 0.32"]
+    # the layers are the same whatever the knobs: only the data moves, so a knob never rebuilds the view
+    assert {k: v for k, v in plain.items() if k != "datasets"} == {k: v for k, v in with_cutoff.items()
+                                                                    if k != "datasets"}
+    assert [layer["mark"]["type"] for layer in plain["layer"]] == ["bar", "tick", "rule", "text", "rule", "text"]
+    assert plain["height"] == {"step": 34}
     cats = pd.DataFrame([{"category": "Direct Facts", "accuracy": 0.5, "passed": 1, "total": 2}])
     charts.category_accuracy(cats).to_dict(validate=True)
     curve = pd.DataFrame([{"threshold": t, "metric": "accuracy", "value": 0.9} for t in (0.3, 0.4)])
