@@ -104,8 +104,11 @@ def bench_work(job: jobkit.Job, *, cases: list[dict], embedder, overrides: dict,
     return str(runs.save(with_inputs(report, cases), store, "run", f"{split}-{runs.settings_tag(overrides)}"))
 
 
-def job_panel(kind: str, noun: str, view_key: str) -> None:
-    """The kind's running job (progress, ETA, cancel; polled every second), or how its last job ended."""
+def job_panel(kind: str, noun: str, view_key: str, follow_keys: tuple[str, ...] = ()) -> None:
+    """The kind's running job (progress, ETA, cancel; polled every second), or how its last job ended.
+
+    When a job has saved a result, ``view_key`` selects it and the widgets in ``follow_keys`` are reset
+    to their defaults, so a comparison shows the new run beside the one before it, not a stale pair."""
     job = jobs.current(kind)
     if job is None:
         return
@@ -135,6 +138,8 @@ def job_panel(kind: str, noun: str, view_key: str) -> None:
     job.seen = True  # toast and select the result once, not on every rerun
     if job.status == jobkit.DONE:
         st.session_state[view_key] = job.result
+        for key in follow_keys:
+            st.session_state.pop(key, None)
         st.toast(f"{noun} done in {job.elapsed():.0f} s: {Path(job.result).name}", icon=":material/save:")
     elif job.status == jobkit.CANCELLED:
         st.toast(f"{noun} run cancelled after {job.done} of {job.total}; nothing saved.", icon=":material/cancel:")
@@ -201,7 +206,7 @@ if go:
         except ValueError as exc:  # one run of a kind at a time
             st.warning(f"Not started: {exc}.", icon=":material/hourglass_top:")
 
-job_panel(BENCH, "Benchmark", "bench_view")
+job_panel(BENCH, "Benchmark", "bench_view", follow_keys=("cmp_a", "cmp_b"))
 
 saved_runs = [str(p) for p in runs.list_runs(store, "run")]
 if not saved_runs:

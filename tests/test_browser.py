@@ -273,13 +273,25 @@ def test_canonical_test_passes(page, shots):
     assert_no_exception(pg)
 
 
-def test_benchmark_on_tiny_cases(page, shots, server):
-    pg = page
+def run_benchmark_at_defaults(pg, store: Path) -> None:
+    """Run the Benchmark page's default run and wait until it is saved (not just until some run's
+    metrics show: an earlier run's would already be on the page)."""
+    saved_before = len(list((store / "runs").glob("run-*.json")))
     go(pg, "Benchmark")
     pg.get_by_role("button", name="Run benchmark").click()
-    # the run is a background job: its result replaces the progress panel when it ends
+    deadline = time.monotonic() + JOB_MS / 1000
+    while len(list((store / "runs").glob("run-*.json"))) <= saved_before:  # a background job
+        assert time.monotonic() < deadline, "the benchmark run was not saved in time"
+        pg.wait_for_timeout(200)
+    # the job has ended (a next run may start) when its progress panel is gone
+    expect(pg.get_by_text("Benchmark running in the background")).to_have_count(0, timeout=JOB_MS)
     pg.locator('[data-testid="stMetric"]', has_text="Accuracy").first.wait_for(timeout=JOB_MS)
     settle(pg)
+
+
+def test_benchmark_on_tiny_cases(page, shots, server):
+    pg = page
+    run_benchmark_at_defaults(pg, server["store"])
     expect(pg.locator('[data-testid="stMetric"]', has_text="Accuracy")).to_contain_text("100.0%")
     expect(pg.locator('[data-testid="stMetric"]', has_text="Unknown rejection")).to_contain_text("100.0%")
     expect(pg.locator('[data-testid="stMetric"]', has_text="Cases passed")).to_contain_text("3 / 3")
@@ -339,7 +351,10 @@ def test_recall_decision_history_companions_and_top_k_cut(page, shots):
 
 def test_run_with_recall_settings_compared_with_another(page, shots, server):
     pg = page
+    run_benchmark_at_defaults(pg, server["store"])  # the run to compare with, made here so the test stands on its own
     go(pg, "Recall")
+    slider_key(pg, "Companion margin", "End")
+    slider_key(pg, "Top-k", "Home")
     pg.get_by_role("button", name="Benchmark these settings").click()
     pg.locator("h1", has_text="Benchmark").wait_for()
     pg.get_by_text("settings carried over from Recall").first.wait_for()
