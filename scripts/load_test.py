@@ -199,6 +199,7 @@ def start_server(port: int, data_dir: str, api_key: str | None, log_path: Path, 
         [sys.executable, "-m", "memengine", "--data-dir", data_dir, "serve", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", "warning", "--workers", str(workers)],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: stop_server can take the workers down with it
     )
 
 
@@ -242,7 +243,8 @@ def stop_server(proc: subprocess.Popen) -> int | None:
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            # Killing only the supervisor would leave its uvicorn workers running as orphans.
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
     return proc.returncode
 
