@@ -5,15 +5,13 @@ from typing import Any
 
 import altair as alt
 import pandas as pd
-from altair.utils.schemapi import debug_mode
 
 class FastLayerChart(alt.LayerChart):
     """A layer chart whose ``to_dict()`` skips Altair's jsonschema validation by default.
 
-    Streamlit calls ``to_dict()`` on every rerun, and validating the spec costs ~50-100 ms, most of a
-    slider move on the Recall page. The charts here are fixed constructions, also built without
-    Altair's validate-on-construction debug mode; tests/test_cockpit.py validates each of them with
-    ``to_dict(validate=True)``.
+    Streamlit calls ``to_dict()`` on every rerun, and validating the spec costs ~50-100 ms. The charts
+    here are fixed constructions; tests/test_cockpit.py validates each of them with
+    ``to_dict(validate=True)``. (The Recall page's score chart is a plain spec: see ``score_parts``.)
     """
 
     def to_dict(self, *args: Any, validate: bool = False, **kwargs: Any) -> dict[str, Any]:
