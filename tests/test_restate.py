@@ -18,6 +18,7 @@ RESTATED = [
      "trunk"),
     ("User's electricity supplier is EDF.", "Swapped EDF for Octopus Energy since the spring.",
      "User's electricity supplier is Octopus Energy.", "Octopus Energy"),
+    ("User plays a Yamaha P-45.", "Traded in the P-45 for a Roland FP-30.", "User plays a Roland FP-30.", "Roland FP-30"),
 ]
 
 KEPT = [
@@ -27,6 +28,8 @@ KEPT = [
     ("User lives in Lyon.", "We replaced the kitchen with a new one."),
     ("User uses Trello for tasks.", "I switched to it"),
     ("User's phone is a Pixel 6.", "I moved the sofa from the hall to the living room."),
+    # "renamed the X to Y" renames the thing, whose old name is not a capitalised name here
+    ("The team's Discord server is called cozy-corner.", "We renamed the Discord server to night-owls."),
 ]
 
 

@@ -20,12 +20,15 @@ _NAMED = [
     re.compile(r"\breplac(?:ed|ing|e)\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", re.IGNORECASE),
     re.compile(r"\b(?:off|away from)\s+(?P<old>.+?)\s+(?:and\s+)?(?:onto|on to|over to|to)\s+(?P<new>.+)",
                re.IGNORECASE),
-    re.compile(r"\b(?:renamed|swapped|traded|exchanged)\s+(?P<old>.+?)\s+(?:for|to|with)\s+(?P<new>.+)",
+    re.compile(r"\b(?:renamed|swapped|traded|exchanged)\s+(?:in\s+)?(?P<old>.+?)\s+(?:for|to|with)\s+(?P<new>.+)",
                re.IGNORECASE),
 ]
+# "renamed master to main" names the old value; "renamed the Slack workspace to acme-eng" names the thing.
+_RENAMED_THING = re.compile(rf"\brenamed\s+{_DETERMINER}\s", re.IGNORECASE)
 # The change names what changed, not its old value: "switched payroll over to Personio".
 _TOPIC = re.compile(r"\b(?:switched|changed|migrated|moved|upgraded|downgraded|ported|shifted)\s+"
                     r"(?:(?P<topic>.+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<new>.+)", re.IGNORECASE)
+_RENAMED_TO = re.compile(r"\brenamed\s+(?P<topic>.+?)\s+to\s+(?P<new>.+)", re.IGNORECASE)
 # Where a new value stops: a time, a reason or the next clause follows it.
 _VALUE_END = re.compile(r"\s+(?:in|on|at|since|for|last|this|next|because|as|when|but|so|after|before|ago|and|"
                         r"now|from|with|today|yesterday|recently|instead)\b.*$|\s*[,;:!?]+.*$|\.+\s*$",
@@ -39,7 +42,7 @@ def restate(old_text: str, clause: str) -> tuple[str, str] | None:
     the clause does not say both what was replaced in ``old_text`` and what replaced it."""
     for pattern in _NAMED:
         match = pattern.search(clause)
-        if match:
+        if match and not _RENAMED_THING.search(clause):
             new = _new_value(match.group("new"))
             old = _bare(match.group("old"))
             if new is None:
@@ -47,7 +50,7 @@ def restate(old_text: str, clause: str) -> tuple[str, str] | None:
             span = (_find(old_text, old) if old.casefold() not in _PRONOUNS
                     else _only_name(old_text, clause, named=True))
             return _put(old_text, span, new)
-    match = _TOPIC.search(clause)
+    match = _TOPIC.search(clause) or _RENAMED_TO.search(clause)
     if match:
         new = _new_value(match.group("new"))
         if new is not None:
@@ -80,10 +83,13 @@ def _find(text: str, value: str) -> tuple[int, int] | None:
             continue
         match = re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", text, re.IGNORECASE)
         if match:
-            end = match.end()
+            start, end = match.span()
             while (more := re.match(r"\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*", text[end:])):
                 end += more.end()
-            return match.start(), end
+            while ((less := re.search(r"(?<=\s)[A-Z0-9][\w+-]*(?:\.[\w+-]+)*\s+$", text[:start]))
+                   and less.group(0).split()[0].casefold() not in {"user", "user's"}):
+                start = less.start()  # "Yaris" in "a Toyota Yaris" is the Toyota Yaris
+            return start, end
     return None
 
 
