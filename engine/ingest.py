@@ -141,6 +141,8 @@ class Ingest:
         plan = self.plan(conn, user_id, cand, vector, message_id)
         if plan.action == "confirmed":
             return plan, plan.confirmed_id
+        if self.settings.restate_updates and len(plan.supersede_ids) == 1:
+            cand, vector = self._restated(conn, cand, vector, plan)
         new_id = self.ledger.next_memory_id(conn)
         # The old memory points at the new one before the new row exists; checked at commit.
         self.ledger.defer_foreign_keys(conn)
@@ -155,6 +157,25 @@ class Ingest:
         )
         self.ledger.outbox(conn, "add", user_id, new_id)
         return plan, new_id
+
+
+    def _restated(self, conn: Connection, cand: extractlib.Candidate, vector: np.ndarray,
+                  plan: Plan) -> tuple[extractlib.Candidate, np.ndarray]:
+        """A change replacing a memory filed elsewhere, or understood by no rule, restated as that memory
+        with the new value and filed where it was ("replaced it with GitHub Actions" against "User uses
+        Jenkins for CI." is "User uses GitHub Actions for CI.")."""
+        old = self.ledger.get_many_in(conn, plan.supersede_ids).get(plan.supersede_ids[0])
+        if old is None or (cand.understood and (old.subject, old.attribute) == (cand.subject, cand.attribute)):
+            return cand, vector
+        restated = extractlib.restate(old.text, cand.clause)
+        if restated is None:
+            return cand, vector
+        text, value = restated
+        plan.reason += f"; restated from #{old.id} as {text!r}"
+        cand = extractlib.replace(cand, text=text, value=value, subject=old.subject, attribute=old.attribute,
+                                  type=old.type, understood=True, rule=f"{cand.rule} (restated)".strip())
+        plain = self.vectors.embedder.encode([extractlib.embedding_text(text, None)])
+        return cand, self.vectors.expand(plain, [(cand.attribute, cand.type)])[0]
 
 
 def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memories: dict[int, Any],

@@ -71,6 +71,9 @@ class Settings(BaseSettings):
     # Open-world conflicts (resolve.py rule 7): a memory about the same thing with a value of the same
     # kind, filed under another attribute, is replaced only when at least this similar.
     open_world_floor: float = Field(0.40, ge=0.0, le=1.0)
+    # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
+    # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
+    restate_updates: bool = True
     # Nearest memories searched for a switch inside a slot, and for a bare update cue anywhere.
     slot_neighbours: int = Field(50, ge=1, le=1000)
     cue_neighbours: int = Field(5, ge=1, le=1000)

@@ -74,3 +74,23 @@ def test_verify_reports_a_single_valued_slot_with_two_active_values(engine):
 def test_a_clause_that_fits_no_slot_stays_a_note(engine):
     result = engine.ingest("I usually swim at 7pm after work.", user_id="u")
     assert [m.attribute for m in result.memories] == ["note"]
+
+
+def test_an_update_said_as_a_change_is_stored_as_the_fact_it_changes(engine):
+    first = engine.ingest("I use Trello for tasks.", user_id="u")
+    result = engine.ingest("we dumped trello and replaced it with Linear", user_id="u")
+    assert result.status == "superseded" and result.superseded_ids == [m.id for m in first.memories]
+    new = result.memories[0]
+    assert new.text == "User uses Linear for tasks."
+    assert (new.subject, new.attribute) == (first.memories[0].subject, first.memories[0].attribute)
+    assert new.source_message == "we dumped trello and replaced it with Linear"  # the user's words stay cited
+    assert "restated" in result.trace[0].reason
+    hits = engine.recall("which tool do I use for tasks?", user_id="u").hits
+    assert [h.memory.text for h in hits][:1] == ["User uses Linear for tasks."]
+
+
+def test_a_change_that_does_not_say_the_new_value_is_not_restated(engine):
+    engine.ingest("I use Trello for tasks.", user_id="u")
+    result = engine.ingest("I switched away from trello, it was too slow.", user_id="u")
+    assert result.trace and all("restated" not in t.reason for t in result.trace)
+    assert any("switched away from trello" in t for t in active_texts(engine, "u"))  # kept in the user's words

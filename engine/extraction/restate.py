@@ -1,0 +1,122 @@
+"""An update said as a change ("replaced Trello with Linear", "moved my mail off Gmail and onto
+Fastmail") restated as the fact it changes: the old memory's sentence with the new value in the old
+one's place ("User uses Linear for tasks.").
+
+Said as a change, the new fact would be stored in the words of the change, under whatever slot the
+clause looked nearest to, and a question about the thing ("which task tool do I use?") would meet a
+sentence about switching. Restated, it answers like the memory it replaces, and the user's own words
+stay with it as its source message.
+"""
+from __future__ import annotations
+
+import re
+
+_DETERMINER = r"(?:a|an|the|my|our|their|his|her|its|your)"
+_PRONOUNS = {"it", "them", "that", "this", "one", "ones", "those", "these", "him", "her", "something"}
+
+# The change names the old value: "from X to Y", "replaced X with Y", "off X onto Y", "renamed X to Y".
+_NAMED = [
+    re.compile(r"\bfrom\s+(?P<old>.+?)\s+(?:over\s+)?(?:to|onto)\s+(?P<new>.+)", re.IGNORECASE),
+    re.compile(r"\breplac(?:ed|ing|e)\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", re.IGNORECASE),
+    re.compile(r"\b(?:off|away from)\s+(?P<old>.+?)\s+(?:and\s+)?(?:onto|on to|over to|to)\s+(?P<new>.+)",
+               re.IGNORECASE),
+    re.compile(r"\b(?:renamed|swapped|traded|exchanged)\s+(?:in\s+)?(?P<old>.+?)\s+(?:for|to|with)\s+(?P<new>.+)",
+               re.IGNORECASE),
+]
+# "renamed master to main" names the old value; "renamed the Slack workspace to acme-eng" names the thing.
+_RENAMED_THING = re.compile(rf"\brenamed\s+{_DETERMINER}\s", re.IGNORECASE)
+# The change names what changed, not its old value: "switched payroll over to Personio".
+_TOPIC = re.compile(r"\b(?:switched|changed|migrated|moved|upgraded|downgraded|ported|shifted)\s+"
+                    r"(?:(?P<topic>.+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<new>.+)", re.IGNORECASE)
+_RENAMED_TO = re.compile(r"\brenamed\s+(?P<topic>.+?)\s+to\s+(?P<new>.+)", re.IGNORECASE)
+# Where a new value stops: a time, a reason or the next clause follows it.
+_VALUE_END = re.compile(r"\s+(?:in|on|at|since|for|last|this|next|because|as|when|but|so|after|before|ago|and|"
+                        r"now|from|with|today|yesterday|recently|instead)\b.*$|\s*[,;:!?]+.*$|\.+\s*$",
+                        re.IGNORECASE)
+_NAME_TOKEN = re.compile(r"\b[A-Z0-9][\w+-]*(?:\.[\w+-]+)*")
+_MAX_VALUE_WORDS = 5
+
+
+def restate(old_text: str, clause: str) -> tuple[str, str] | None:
+    """The old memory restated with the value the clause puts in its place, and that value; None when
+    the clause does not say both what was replaced in ``old_text`` and what replaced it."""
+    for pattern in _NAMED:
+        match = pattern.search(clause)
+        if match and not _RENAMED_THING.search(clause):
+            new = _new_value(match.group("new"))
+            old = _bare(match.group("old"))
+            if new is None:
+                return None
+            span = (_find(old_text, old) if old.casefold() not in _PRONOUNS
+                    else _only_name(old_text, clause, named=True))
+            return _put(old_text, span, new)
+    match = _TOPIC.search(clause) or _RENAMED_TO.search(clause)
+    if match:
+        new = _new_value(match.group("new"))
+        if new is not None:
+            return _put(old_text, _only_name(old_text, clause, named=False), new)
+    return None
+
+
+def _bare(phrase: str) -> str:
+    return re.sub(rf"^(?:{_DETERMINER}\s+)+", "", phrase.strip(), flags=re.IGNORECASE)
+
+
+def _new_value(phrase: str) -> str | None:
+    value = phrase.strip()
+    while True:
+        cut = _VALUE_END.sub("", value).strip()
+        if cut == value:
+            break
+        value = cut
+    words = value.split()
+    if not words or len(words) > _MAX_VALUE_WORDS or words[-1].casefold() in _PRONOUNS:
+        return None
+    return value
+
+
+def _find(text: str, value: str) -> tuple[int, int] | None:
+    """Where ``value`` (or its last word) is in ``text``, widened over the name it starts
+    ("Ford" in "a Ford Focus" is the Ford Focus)."""
+    for probe in (value, value.split()[-1] if value.split() else ""):
+        if not probe:
+            continue
+        match = re.search(rf"(?<![\w-]){re.escape(probe)}(?![\w-])", text, re.IGNORECASE)
+        if match:
+            start, end = match.span()
+            while (more := re.match(r"\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*", text[end:])):
+                end += more.end()
+            while ((less := re.search(r"(?<=\s)[A-Z0-9][\w+-]*(?:\.[\w+-]+)*\s+$", text[:start]))
+                   and less.group(0).split()[0].casefold() not in {"user", "user's"}):
+                start = less.start()  # "Yaris" in "a Toyota Yaris" is the Toyota Yaris
+            return start, end
+    return None
+
+
+def _only_name(text: str, clause: str, *, named: bool) -> tuple[int, int] | None:
+    """The one name in ``text`` that can be the replaced value. ``named``: the clause names it ("ripped
+    out jenkins and replaced it"); otherwise the clause names the topic, so the value is the name it
+    does not repeat ("switched payroll over to Personio" against "payroll is done in Sage")."""
+    spans, said = [], clause.casefold()
+    for match in _NAME_TOKEN.finditer(text):
+        if match.start() == 0 or match.group(0).casefold() in {"user", "user's"}:
+            continue
+        if spans and text[spans[-1][1]:match.start()] == " ":
+            spans[-1] = (spans[-1][0], match.end())  # one name of several words
+        else:
+            spans.append((match.start(), match.end()))
+    mentioned = [s for s in spans if re.search(rf"(?<!\w){re.escape(text[s[0]:s[1]].casefold())}(?!\w)", said)]
+    fitting = mentioned if named else [s for s in spans if s not in mentioned]
+    if len(fitting) == 1:
+        return fitting[0]
+    return spans[0] if named and len(spans) == 1 else None
+
+
+def _put(text: str, span: tuple[int, int] | None, new: str) -> tuple[str, str] | None:
+    if span is None:
+        return None
+    start, end = span
+    before = text[:start]
+    if re.search(rf"\b{_DETERMINER}\s+$", before, re.IGNORECASE):
+        new = _bare(new)  # "a Ford Focus" -> "a Skoda Octavia", not "a a Skoda Octavia"
+    return before + new + text[end:], new
