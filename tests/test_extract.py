@@ -164,3 +164,70 @@ def test_a_relative_described_is_not_a_relative_named(message):
 def test_a_relative_called_something_in_lower_case_is_still_named():
     assert [c.value for c in extract("my wife is called maria")] == ["maria"] or \
         any("maria" in c.value.lower() for c in extract("my wife is called maria"))
+
+
+# Chat drops the "I" before a past-tense verb ("Sold the van, walking everywhere now"): the memory still
+# says who did it, so it reads as the user's and is never taken for a fact about someone named "Sold".
+@pytest.mark.parametrize("message, sentence", [
+    ("Sold the van last week.", "User sold the van last week."),
+    ("bought myself a kindle paperwhite", "User bought themselves a kindle paperwhite."),
+    ("Transferred my pension to Vanguard.", "User transferred their pension to Vanguard."),
+    ("switched over to oat milk in my coffee", "User switched over to oat milk in their coffee."),
+    ("Moved my savings into an index fund.", "User moved their savings into an index fund."),
+])
+def test_a_dropped_subject_is_the_user(message, sentence):
+    assert [c.text for c in extract(message)] == [sentence]
+
+
+@pytest.mark.parametrize("message", [
+    "Excited about the trip!",  # a feeling, not something the user did to something
+    "Based in Oslo.",
+])
+def test_a_leading_past_participle_without_an_object_is_not_rewritten(message):
+    assert all(not c.text.startswith("User excited") and not c.text.startswith("User based")
+               for c in extract(message))
+
+
+# Seasons are not the Spring framework, and a pay figure is not a tool.
+@pytest.mark.parametrize("value", ["swimming since spring", "the trip in spring", "moving in the spring"])
+def test_known_slot_reads_a_season_as_a_season(value):
+    assert known_slot(value) is None
+
+
+def test_known_slot_still_knows_the_spring_framework():
+    assert known_slot("Spring Boot") == ("framework", "Spring Boot")
+    assert known_slot("spring for the backend")[0] == "framework"
+    assert known_slot("the Spring framework")[0] == "framework"
+    assert known_slot("an API written in Spring")[0] == "framework"
+
+
+@pytest.mark.parametrize("message", ["I'm on 58k now.", "we're on 3,200 a month after the raise", "I'm on 12%"])
+def test_an_amount_one_is_on_is_not_a_tool(message):
+    assert all(c.attribute != "tools" for c in extract(message))
+
+
+# "I'm moving to Seoul in September" is a plan: the user still lives where they live until then, so it is
+# kept as said (with its time) in a slot of its own, and a later plan replaces it. A move done is a location.
+@pytest.mark.parametrize("message, value, sentence", [
+    ("I'm moving to Seoul in September for work", "Seoul", "User is moving to Seoul in September for work."),
+    ("We're relocating to Lisbon in the spring.", "Lisbon", "User is relocating to Lisbon in the spring."),
+    ("i am moving to rotterdam after the summer", "rotterdam", "User is moving to rotterdam after the summer."),
+])
+def test_a_move_in_progress_is_a_plan(message, value, sentence):
+    [c] = extract(message)
+    assert (c.attribute, c.value, c.text) == ("planned_move", value, sentence)
+
+
+@pytest.mark.parametrize("message", ["I moved to Denver two years ago", "we've relocated to Porto", "I now live in Oslo"])
+def test_a_move_done_is_a_location(message):
+    assert [c.attribute for c in extract(message)] == ["location"]
+
+
+@pytest.mark.parametrize("message", ["switched to black coffee, cutting out milk", "I moved to decaf",
+                                     "we've changed to a four-day week"])
+def test_a_switch_to_something_no_rule_knows_is_not_filed_as_a_tool(message):
+    assert all(c.attribute != "tools" for c in extract(message))
+
+
+def test_a_switch_to_a_known_tool_is_still_that_tool():
+    assert triples("I switched to Neovim") == [("user", "editor", "Neovim")]

@@ -50,6 +50,10 @@ def hometown(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
 
 def moved(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = strip_when(clean_value(m["v"]))
+    if m["plan"]:
+        # A move in progress is a plan: where the user lives stays as it is until it happens.
+        said = re.sub(r"[.!]+$", "", m["v"].strip())
+        return Found("planned_move", v, f"{S} is {m['plan'].lower()} {m['back'] or ''}to {said}.")
     old = None
     fm = re.match(r"(?P<new>.+?)\s+from\s+(?P<old>.+)$", v, re.IGNORECASE)
     if fm:
@@ -156,6 +160,10 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     for_project = bool(re.search(r"\b(?:for|in|on) (?:the|our|my|this) (?:project|app|backend|frontend|site|api|service|product)\b|^we\b", clause, re.IGNORECASE))
     known = known_slot(v)
     if known is None:
+        if re.match(r"^[$€£]?\d", v):
+            return None  # "I'm on 58k now": a pay or a dose, not a tool
+        if re.search(r"\b(?:switch|moved|moving|migrat|chang|upgrad|went back)", m.group(0), re.IGNORECASE):
+            return None  # "switched to black coffee": a change of something no rule names, for the open world
         if re.search(rf"\b(?:{PETS})\b", v, re.IGNORECASE):
             return None  # "I have a dog" is the pets rule's
         if re.match(r"^(?:an?|the|some|my)\s", v, re.IGNORECASE) and re.search(r"\b(?:car|bike|truck|motorcycle|scooter|tesla|toyota|honda|bmw|audi|ford|volkswagen|vw|subaru|mazda|kia|hyundai|volvo)\b", v, re.IGNORECASE):

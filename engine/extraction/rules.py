@@ -153,9 +153,11 @@ RULES: tuple[Rule, ...] = (
              ("I live in Berlin", ("user", "location", "Berlin")),
              ("I'm based in Toronto these days", ("user", "location", "Toronto")),
          ]),
-    Rule("moved", "location", rf"^(?:{_I}\s+{_NOW}(?:have\s+|'ve\s+)?(?:moved|relocated|moving|relocating|am moving|am relocating)|{_IM}\s+{_NOW}(?:moving|relocating))\s+(?:back\s+)?(?:to|into)\s+(?P<v>.+)",
+    Rule("moved", "location, planned_move", rf"^(?:{_I}(?:\s+{_NOW}(?:have\s+)?|'ve\s+{_NOW})(?:moved|relocated)|(?:{_I}\s+{_NOW}(?:am\s+)?|{_IM}\s+{_NOW})(?P<plan>moving|relocating))\s+(?P<back>back\s+)?(?:to|into)\s+(?P<v>.+)",
          handler=handlers.moved, examples=[
              ("I moved to Denver two years ago", ("user", "location", "Denver")),
+             ("we've relocated to Porto", ("user", "location", "Porto")),
+             ("I'm moving to Seoul in September", ("user", "planned_move", "Seoul")),
          ]),
     Rule("moved_from_to", "location", r"^(?:i|we) (?:just )?(?:moved|relocated) from\s+(?P<old>.+?)\s+to\s+(?P<v>.+)",
          handler=handlers.moved_from_to, examples=[

@@ -125,10 +125,16 @@ KNOWN_RE = {slot: re.compile(rf"(?<![\w.])(?:{pat})(?![\w])", re.IGNORECASE) for
 def known_slot(value: str) -> tuple[str, str] | None:
     """The slot a well-known product name belongs to, and the name as matched."""
     for slot, pattern in KNOWN_RE.items():
-        m = pattern.search(value)
-        if m:
+        for m in pattern.finditer(value):
+            if m.group(0) in _SEASONS and _TIME_PREPOSITION_BEFORE.search(value[:m.start()]):
+                continue  # "cycling since spring": the season; "written in Spring" is still the framework
             return slot, m.group(0)
     return None
+
+
+_SEASONS = frozenset({"spring"})  # lowercase only: the framework is written with a capital
+_TIME_PREPOSITION_BEFORE = re.compile(
+    r"\b(?:since|in|this|last|next|every|by|until|till|early|late|during)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 # --- cues: words that mark an update, a correction or an important constraint ------------------
@@ -172,7 +178,8 @@ TRAILING_NOISE = re.compile(
 
 
 TRAILING_WHEN = re.compile(
-    r"(?:\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+)\s+"
+    r"(?:\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+|"
+    r"next|after|before|by|until|early|late)\s+(?:the\s+)?"
     r"(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|"
     r"august|september|october|november|december|\d{4}|days|weeks|months|years)s?(?:\s+ago)?|\s+(?:recently|"
     r"lately|yesterday|today|ago|for good|permanently|for work|for a new job|with my family|with my partner))+$",

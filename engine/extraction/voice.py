@@ -37,6 +37,29 @@ def _third_person_verb(verb: str) -> str:
     return verb + "s"
 
 
+# What a past-tense verb that opens a subjectless chat clause acts on: "Sold the van", "bought myself a
+# kindle", "switched over to oat milk". "Excited about the trip" and "Based in Oslo" take none of these, so
+# they are describing words, not something the user did, and are left as said.
+# "to"/"into"/"from" follow only a verb of moving or changing ("Moved to Leeds"), not "Bored to death".
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:(?:[a-z]{3,}ed|" + "|".join(sorted(_PAST)) + r")\s+(?:(?:over|back|up|out|off|down|away)\s+)?"
+    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|\d)\b)|"
+    r"(?:moved|switched|changed|upgraded|downgraded|migrated|transferred|relocated|returned|went|got|ported)\s+"
+    r"(?:(?:over|back|up|out|off|down|away)\s+)?(?=(?:to|into|from)\b))",
+    re.IGNORECASE,
+)
+
+
+def restore_dropped_subject(clause: str) -> str:
+    """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
+    verb; put back, the clause reads as the user's to every rule and to third_person."""
+    stripped = clause.lstrip()
+    match = _DROPPED_SUBJECT.match(stripped)
+    if match is None:
+        return clause
+    return "I " + stripped[:1].lower() + stripped[1:]
+
+
 def third_person(clause: str, name: str = "User") -> str:
     """Rewrite a first-person clause about the speaker into a stored memory sentence.
 
