@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
-from .extraction.compete import competes, names_old_value, value_kind
+from .extraction.compete import changed_thing, competes, names_old_value, names_slot, value_kind
 from .model import Memory
 
 STRONG_CUES = re.compile(
@@ -270,7 +270,14 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value)]
         if named:
             return named, looked, "the message names this memory's value with a switch"
-    if named_only or _accumulating(cand.attribute):
+    if named_only:
+        return [], looked, ""
+    thing = changed_thing(cand.clause)
+    if thing is not None:
+        for n in mine:
+            if not _accumulating(n.memory.attribute) and names_slot(thing, n.memory.attribute):
+                return [n.memory.id], looked, f"the message changes the {thing!r} this memory is filed under"
+    if _accumulating(cand.attribute):
         return [], looked, ""
     cued = bool(OPEN_CUES.search(cand.clause))
     for n in mine:

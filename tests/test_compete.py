@@ -7,7 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import competes, names_old_value, slot_fits, topic_words, value_kind
+from engine.extraction.compete import changed_thing, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -167,3 +167,53 @@ def test_a_cue_note_filed_under_an_accumulating_slot_adds_to_it():
     c = cand("languages", "I now also speak Turkish", "User now also speaks Turkish.", "I now also speak Turkish",
              understood=False, multi=True)
     assert run(c, (greek, 0.8), slot=SlotState(others=[greek])).action == "created"
+
+
+# A change said of a thing ("migrated the db to Postgres", "moved our DNS over to Cloudflare") names what it
+# changes: a memory filed under that thing's slot is replaced however differently its sentence was worded
+# (the two sentences can be only 0.2 similar).
+@pytest.mark.parametrize("clause, thing", [
+    ("We migrated the db to Postgres last sprint.", "db"),
+    ("moved our DNS over to Cloudflare", "DNS"),
+    ("I switched my phone plan to Lebara", "plan"),
+    ("we've ported the backend to Go", "backend"),
+    ("changed my email address to ana@example.org", "address"),
+    ("I moved to Berlin", None),  # moving oneself: no thing named
+    ("we switched to tabs", None),
+    ("my sister moved her bakery to Leith", None),  # someone else's thing
+])
+def test_changed_thing(clause, thing):
+    assert changed_thing(clause) == thing
+
+
+@pytest.mark.parametrize("thing, attribute, expected", [
+    ("db", "project_database", True), ("database", "database", True), ("DNS", "dns", True),
+    ("plan", "phone_plan", True), ("office", "office_dog", False), ("backend", "framework", False),
+    ("db", "", False),
+])
+def test_names_slot(thing, attribute, expected):
+    assert names_slot(thing, attribute) is expected
+
+
+DATABASE = mem(7, "project_database", "MySQL", "Project database is MySQL.", subject="project")
+OFFICE_DOG = mem(8, "office_dog", "Rex", "User's office dog is Rex.")
+
+
+def test_a_change_of_a_named_thing_replaces_its_slot_however_worded():
+    c = cand("note", "the db to Postgres", "User migrated the db to Postgres last sprint.",
+             "We migrated the db to Postgres last sprint.", understood=False, multi=True)
+    plan = run(c, (DATABASE, 0.19))
+    assert plan.supersede_ids == [7] and "db" in plan.reason
+
+
+def test_a_change_of_one_thing_leaves_another_thing_sharing_a_word():
+    c = cand("note", "the office to Leith", "User moved the office to Leith.", "We moved the office to Leith",
+             understood=False, multi=True)
+    assert run(c, (OFFICE_DOG, 0.3)).action == "created"
+
+
+def test_a_changed_thing_never_replaces_an_accumulating_slot_by_its_name():
+    tools = mem(9, "tools", "Trello", "User uses Trello.", multi=True)
+    c = cand("note", "our tools to the cloud", "User moved their tools to the cloud.", "we moved our tools to the cloud",
+             understood=False, multi=True)
+    assert run(c, (tools, 0.4)).action == "created"

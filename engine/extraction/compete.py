@@ -111,6 +111,34 @@ def competes(old_text: str, new_text: str) -> bool:
     return _words(old_text) != _words(new_text)
 
 
+# A change said of one's own thing: "migrated the db to Postgres", "moved our DNS over to Cloudflare".
+_CHANGED_THING = re.compile(
+    r"\b(?:migrat(?:ed|ing|e)|mov(?:ed|ing|e)|switch(?:ed|ing)?|port(?:ed|ing)?|chang(?:ed|ing|e)|"
+    r"transferr?(?:ed|ing)?|upgrad(?:ed|ing|e)|downgrad(?:ed|ing|e)|swapp?(?:ed|ing)?|rewr(?:ote|itten|iting))\s+"
+    r"(?:the|my|our)\s+(?P<thing>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:over\s+|across\s+)?(?:to|into|onto|in)\b",
+    re.IGNORECASE,
+)
+
+
+def changed_thing(clause: str) -> str | None:
+    """The thing a clause says was changed, its last word as said ("migrated the db to Postgres" -> "db"),
+    or None when the clause changes nothing of the speaker's it names (moving oneself, someone else's)."""
+    match = _CHANGED_THING.search(clause)
+    return match["thing"].split()[-1] if match else None
+
+
+def _head_stem(words: str) -> str | None:
+    stems = textlib.tokenize(words.split()[-1]) if words.split() else []
+    return _SAME_THING.get(stems[0], stems[0]) if stems else None
+
+
+def names_slot(thing: str, attribute: str) -> bool:
+    """Is a changed thing what a slot holds? Its name's last word: "db" is "project_database"'s, not
+    "office_dog"'s although that slot's name shares a word with "the office"."""
+    head = _head_stem(attribute.replace("_", " "))
+    return head is not None and head == _head_stem(thing)
+
+
 def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
     """Does the clause name an old memory's value ("sold the Yamaha" names "a Yamaha P-45")?
 
