@@ -119,6 +119,39 @@ def _statement_subject(subject: str) -> str:
     return "User" + subject.strip()[len("the user"):] if subject else "User"
 
 
+_ASSISTANT_QUESTION = re.compile(
+    rf"^(?:(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+)?)\s+)?"
+    rf"(?P<aux>should|must|shall)\s+you\s+(?P<verb>[^\W\d_]+)\b\s*(?P<rest>.*)$",
+    re.IGNORECASE)
+
+
+def _instruction_statement(q: str) -> str | None:
+    """"what kind of books should you recommend to the user" -> "User wants the assistant to recommend
+    books to them": how an instruction to the assistant is stored (extraction/requests.py)."""
+    match = _ASSISTANT_QUESTION.match(q)
+    if match is None:
+        return None
+    wh_noun = ""
+    if match["wh"]:
+        noun = _WH_NOUN.match(match["wh"])
+        wh_noun = noun.group(1).lower() if noun else ""
+    rest = re.sub(r"\bthe user's\b", "their", match["rest"], flags=re.IGNORECASE)
+    rest = re.sub(r"\bthe user\b", "them", rest, flags=re.IGNORECASE)
+    rest = _you_as_assistant(rest)
+    return " ".join(w for w in ("User wants the assistant to", match["verb"].lower(), wh_noun, rest) if w)
+
+
+def asks_for_instruction(question: str) -> bool:
+    """Does a (third-person) question ask how the assistant should behave ("what should you call the user?")?"""
+    q = re.sub(r"\s+", " ", question.strip().rstrip("?!. ").strip())
+    return _ASSISTANT_QUESTION.match(q) is not None
+
+
+def _you_as_assistant(text: str) -> str:
+    text = re.sub(r"\byour\b", "its", text, flags=re.IGNORECASE)
+    return re.sub(r"\byou\b", "the assistant", text, flags=re.IGNORECASE)
+
+
 def as_statement(question: str) -> str | None:
     """The start of the statement a third-person question asks for, or None when it has no question shape.
 
@@ -127,6 +160,9 @@ def as_statement(question: str) -> str | None:
     """
     q = re.sub(r"\s+", " ", question.strip().rstrip("?!. ").strip())
     q = _WH_CONTRACTED.sub(lambda m: f"{m.group(1)} is", q)
+    instruction = _instruction_statement(q)
+    if instruction is not None:
+        return instruction
     wh_noun = ""
     match = _WH_QUESTION.match(q)
     if match:
@@ -165,7 +201,7 @@ def as_statement(question: str) -> str | None:
     tails = _WH_TAIL.get(wh, {})
     tail = tails.get(aux, tails.get("", ""))
     words += [wh_noun, tail]
-    return " ".join(w for w in words if w)
+    return _you_as_assistant(" ".join(w for w in words if w))
 
 
 # --- near misses: another member of the same family, no value of the asked kind ------------------

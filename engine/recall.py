@@ -146,7 +146,11 @@ class Recall:
         lexical_text = questions.as_third_person_question(query)
         # The statement the question asks for is embedded in the same encode call as the question.
         # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)
-        statement_text = questions.as_statement(query_text) if s.statement_query and s.calibrated else None
+        # A question about how the assistant should behave ("what should you call me?") is always matched
+        # against its instruction statement too: no question's words are in "User wants the assistant to ...".
+        instruction = s.statement_query and questions.asks_for_instruction(query_text)
+        statement_text = (questions.as_statement(query_text) if s.statement_query and (s.calibrated or instruction)
+                          else None)
         if statement_text:
             qvec, svec = self.embedder.encode_queries([query_text, statement_text])
         else:
@@ -175,6 +179,8 @@ class Recall:
             if sem is None:
                 sem = float(vectors[memory_id] @ qvec)
             stmt = float(vectors[memory_id] @ svec) if svec is not qvec else sem
+            if instruction and not s.calibrated:
+                sem = max(sem, stmt)  # the raw blend has no statement term of its own
             candidates.append(Hit(memory, 0.0, round(sem, 6), round(lexical.get(memory_id, 0.0), 6), memory.importance,
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:

@@ -59,6 +59,30 @@ def test_as_statement(question, statement):
     assert questions.as_statement(question) == statement
 
 
+# A question about how the assistant should behave asks for an instruction, stored as "User wants the
+# assistant to ..." (extraction/requests.py): the statement says it that way.
+@pytest.mark.parametrize("question, statement", [
+    ("what should you call the user?", "User wants the assistant to call them"),
+    ("What kind of books should you recommend to the user?", "User wants the assistant to recommend books to them"),
+    ("what tone should you use with the user", "User wants the assistant to use tone with them"),
+    ("how should you format your answers for the user?", "User wants the assistant to format its answers for them"),
+    ("Should you use emoji with the user?", "User wants the assistant to use emoji with them"),
+    ("which units must you use for the user's recipes?", "User wants the assistant to use units for their recipes"),
+    ("what should the user call you?", "User should call the assistant"),
+    ("what do you know about the user?", None),  # asks what is known, not how to behave
+])
+def test_as_statement_of_an_instruction(question, statement):
+    assert questions.as_statement(question) == statement
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("what should you call the user?", True), ("Should you use emoji with the user?", True),
+    ("what should the user call you?", False), ("what do you know about the user?", False), ("", False),
+])
+def test_asks_for_instruction(question, expected):
+    assert questions.asks_for_instruction(question) is expected
+
+
 def test_as_statement_composes_with_third_person_rewriting():
     def rewritten(question: str) -> str | None:
         return questions.as_statement(questions.as_third_person_question(question))
