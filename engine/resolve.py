@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
-from .extraction.compete import changed_thing, competes, names_old_value, names_slot, value_kind
+from .extraction.compete import about_someone_else, changed_thing, competes, names_old_value, names_slot, value_kind
 from .model import Memory
 
 STRONG_CUES = re.compile(
@@ -245,6 +245,10 @@ def _same_person(old_text: str, cand: Candidate) -> bool:
     """Could the new fact be about whom the old memory is about? An old fact about a named person
     needs the new clause to name them; a new fact about a named person (a capitalised name inside
     the clause, not just its first word) needs the old memory to name them."""
+    if about_someone_else(cand.text) and not about_someone_else(old_text):
+        # "User's colleague Anja moved to Graz" is not news about the user's own job. (The other way round
+        # can be: "We increased her allowance" updates "User's daughter's allowance is 5 euros".)
+        return False
     old_name, new_name = named_subject(old_text), named_subject(cand.text)
     if old_name and old_name not in cand.text.casefold():
         return False

@@ -60,7 +60,7 @@ class MemoryVectors:
                 sims = matrix @ vector
                 best = int(np.argmax(sims))
                 slot = extractlib.SLOTS[self._slot_names[best]]
-                if sims[best] >= self.slot_guess_floor and slot_fits(cand.clause, slot.name, slot.description):
+                if sims[best] >= self.slot_guess_floor and slot_fits(cand.clause, slot.name, slot.description, cand.text):
                     cand = extractlib.replace(cand, attribute=slot.name, type=slot.type, multi=True)
             out.append(cand)
         return out

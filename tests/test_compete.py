@@ -7,7 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import changed_thing, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
+from engine.extraction.compete import about_someone_else, changed_thing, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -217,3 +217,47 @@ def test_a_changed_thing_never_replaces_an_accumulating_slot_by_its_name():
     c = cand("note", "our tools to the cloud", "User moved their tools to the cloud.", "we moved our tools to the cloud",
              understood=False, multi=True)
     assert run(c, (tools, 0.4)).action == "created"
+
+
+# A fact about someone the user knows ("User's sister Ana lives in Porto.") is that person's, not the user's:
+# filed under the user's own slot, the user's next "I live in Lisbon" would replace it.
+@pytest.mark.parametrize("text, expected", [
+    ("User's sister Ana lives in Porto.", True),
+    ("User's colleague Sven moved to Bergen.", True),
+    ("User's best friend works at Zalando.", True),
+    ("User's mum's new phone is a Pixel 8.", True),
+    ("User's rent is 900 euros a month.", False),
+    ("User lives in Lisbon.", False),
+    ("User's team uses Jira.", False),
+    ("User visits their sister every Sunday.", False),  # the user's own habit
+    ("Tomas's colleague Anja moved to Graz.", True),  # a named speaker's colleague
+    ("Tomas works at Google.", False),
+])
+def test_about_someone_else(text, expected):
+    assert about_someone_else(text) is expected
+
+
+def test_a_fact_about_someone_else_never_fits_a_slot_of_the_user():
+    assert not slot_fits("my sister Ana lives in Porto", "location", "where the person lives: city, country",
+                         text="User's sister Ana lives in Porto.")
+    assert slot_fits("home these days is the city of Porto", "location", "where the person lives: city, country",
+                     text="Home these days is the city of Porto.")
+
+
+def test_a_fact_about_someones_colleague_never_replaces_their_own():
+    own = mem(10, "employer", "Google", "Tomas works at Google.", subject="tomas")
+    c = cand("note", "My colleague Anja moved to Graz", "Tomas's colleague Anja moved to Graz.",
+             "My colleague Anja moved to Graz.", understood=False, multi=True, subject="tomas")
+    assert run(c, (own, 0.55)).action == "created"
+
+
+def test_an_amount_after_the_user_is_an_amount():
+    assert value_kind("The gym costs User 40 pounds a month.", sentence=True) == "amount"
+    assert value_kind("User has a Pixel 9.", sentence=True) == "name"
+
+
+def test_the_user_acting_on_a_relatives_thing_updates_it():
+    allowance = mem(11, "note", "5 euros a week", "User's daughter's allowance is 5 euros a week.", multi=True)
+    c = cand("note", "We increased her allowance to 8 euros a week", "User increased her allowance to 8 euros a week.",
+             "We increased her allowance to 8 euros a week.", understood=False, multi=True)
+    assert run(c, (allowance, 0.6)).supersede_ids == [11]

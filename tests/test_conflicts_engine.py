@@ -94,3 +94,14 @@ def test_a_change_that_does_not_say_the_new_value_is_not_restated(engine):
     result = engine.ingest("I switched away from trello, it was too slow.", user_id="u")
     assert result.trace and all("restated" not in t.reason for t in result.trace)
     assert any("switched away from trello" in t for t in active_texts(engine, "u"))  # kept in the user's words
+
+
+def test_a_relatives_fact_is_not_replaced_by_the_users_own(engine):
+    """No rule reads "my brother Tomas works at Siemens"; filed under the user's employer slot by meaning,
+    the user's own "I work at Bosch" would replace it."""
+    engine.ingest("My brother Tomas works at Siemens in Munich.", user_id="u")
+    result = engine.ingest("I work at Bosch.", user_id="u")
+    assert result.status == "created"
+    assert any("Siemens" in t for t in active_texts(engine, "u"))
+    hits = engine.recall("where does my brother work?", user_id="u").hits
+    assert hits and "Siemens" in hits[0].memory.text

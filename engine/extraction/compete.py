@@ -28,7 +28,9 @@ _AMOUNT = re.compile(r"^\d[\d,.]*(?:k|m|bn|%)?$", re.IGNORECASE)
 def _has_amount(text: str) -> bool:
     words = re.findall(r"[\w.,%+#-]+", text)
     for before, word in zip([""] + words, words):
-        if _AMOUNT.match(word.rstrip(".,")) and not _NAME.match(before.rstrip(".,")):
+        before = before.rstrip(".,")
+        # "Pixel 9" is a version; "costs User 40 pounds" is an amount: "User" stands for the person.
+        if _AMOUNT.match(word.rstrip(".,")) and (not _NAME.match(before) or before.casefold() == "user"):
             return True
     return False
 _NAME = re.compile(r"^(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|\w*\d\w*[A-Za-z]\w*)$")
@@ -156,9 +158,29 @@ def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
 _GENERIC_DESCRIPTION_WORDS = frozenset(_words("person people thing things other information use uses used"))
 
 
-def slot_fits(clause: str, slot_name: str, description: str) -> bool:
+# People a user talks about. "User's sister Ana lives in Porto." is the sister's fact.
+_PEOPLE = (
+    "sister|brother|sibling|mother|mom|mum|mam|father|dad|parent|parents|son|daughter|kid|kids|child|children|"
+    "wife|husband|spouse|partner|girlfriend|boyfriend|fiance|fiancee|fiancée|aunt|uncle|cousin|niece|nephew|"
+    "grandma|grandmother|grandpa|grandfather|grandparents|friend|colleague|coworker|co-worker|boss|manager|"
+    "neighbour|neighbor|roommate|flatmate|housemate|mentor|teacher|student|doctor|dentist|therapist|client|"
+    "teammate|classmate|landlord|landlady|in-laws|stepmom|stepdad|stepson|stepdaughter"
+)
+_ABOUT_SOMEONE_ELSE = re.compile(rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?:{_PEOPLE})(?:'s)?\b")
+
+
+def about_someone_else(text: str) -> bool:
+    """Is a memory sentence about a person the user (or a named speaker) knows ("User's sister Ana lives in
+    Porto.", "Tomas's colleague Anja moved to Graz.") rather than about them ("User's rent is 900 euros")?"""
+    return bool(_ABOUT_SOMEONE_ELSE.match(text.strip()))
+
+
+def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> bool:
     """May a clause no rule understood be filed under this slot? Only when it shares a word with the
     slot's name or description: "I usually swim at 7pm" is nearest to "time zone" by meaning, but
-    nothing in it is a time zone, so it stays a note."""
+    nothing in it is a time zone, so it stays a note. Never when its memory sentence (`text`) is about
+    someone else: the user's slots hold the user's facts."""
+    if text and about_someone_else(text):
+        return False
     words = _words(slot_name.replace("_", " ") + " " + description) - _GENERIC_DESCRIPTION_WORDS
     return bool({_SAME_THING.get(w, w) for w in _words(clause)} & {_SAME_THING.get(w, w) for w in words})
