@@ -90,6 +90,10 @@ def test_speaker_owns_first_person_statements():
     ("I think the blue bike is mine", "User thinks the blue bike is theirs."),
     ("the blue bike is mine", "The blue bike is User's."),
     ("they raised my rent to 1000 euros", "They raised User's rent to 1000 euros."),
+    # the user as the object of a sentence about something else is named: "them" would be nobody
+    ("deep water scares me too", "Deep water scares User too."),
+    ("loud music gives me headaches", "Loud music gives User headaches."),
+    ("I asked my boss to call me", "User asked their boss to call them."),
 ])
 def test_third_person(clause, sentence):
     assert third_person(clause) == sentence

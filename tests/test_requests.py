@@ -28,6 +28,8 @@ def test_facts_inside_requests_are_kept(message, words):
 @pytest.mark.parametrize("message", [
     "What's my booking reference?", "Can you remind me what my sister's birthday is?", "write me a limerick",
     "Could you summarise this article?", "thanks, that helps!",
+    # a goodbye is not an instruction, even when it starts with a verb of talking
+    "talk tomorrow", "Speak soon!", "chat later, bye", "talk to you tomorrow",
 ])
 def test_questions_and_one_off_requests_keep_nothing(message):
     assert kept(message) == []
@@ -54,3 +56,24 @@ def test_standing_instructions_are_kept_in_the_users_voice(message, words):
     found = [c for c in extract(message) if c.attribute == "assistant_instruction"]
     assert len(found) == 1 and found[0].type == "preference", extract(message)
     assert found[0].text.startswith("User wants the assistant to ") and words in found[0].text.lower()
+
+
+# "Just use my name" says how to address the user from now on: a standing instruction without a marker.
+@pytest.mark.parametrize("message, words", [
+    ("Could you stop calling me 'chief'? Just use my name, Mateo.", "use their name, Mateo"),
+    ("use my first name please", "use their first name"),
+    ("just call me Bea", "call them Bea"),
+])
+def test_how_to_address_the_user_is_an_instruction(message, words):
+    found = kept(message)
+    assert any(attr == "assistant_instruction" and words in text for attr, text in found), found
+
+
+# "When you <do X>, I want <Y>": a wish about what the assistant does, kept with its condition.
+@pytest.mark.parametrize("message, words", [
+    ("When you recommend hotels, I only want ones with a gym.", "User only wants ones with a gym, when the assistant recommends hotels"),
+    ("whenever you plan my trips I prefer trains over planes", "User prefers trains over planes, whenever the assistant plans their trips"),
+])
+def test_a_wish_about_what_the_assistant_does_keeps_its_condition(message, words):
+    found = kept(message)
+    assert any(attr == "assistant_instruction" and words in text for attr, text in found), found

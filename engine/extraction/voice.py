@@ -24,7 +24,8 @@ _ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "ne
             "sort", "pretty", "slowly", "happily", "officially", "again"}
 
 
-def _third_person_verb(verb: str) -> str:
+def third_person_verb(verb: str) -> str:
+    """"suggest" -> "suggests"; modals, past forms and "-ed" words as they are."""
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
@@ -95,7 +96,8 @@ def third_person(clause: str, name: str = "User") -> str:
             back = "their" if low in ("my", "our") else "theirs"
             out.append(lead + (back if named else possessive) + trail)
         elif low in ("me", "us"):
-            out.append(lead + ("them" if out else name) + trail)
+            named = any(o.startswith(name) for o in out)
+            out.append(lead + ("them" if named else name) + trail)
         elif low in ("myself", "ourselves"):
             out.append(lead + "themselves" + trail)
         elif expect_verb and low in _ADVERBS:
@@ -106,7 +108,7 @@ def third_person(clause: str, name: str = "User") -> str:
             if low == "do" and i + 1 < len(words) and words[i + 1].lower().startswith("not"):
                 out.append(lead + "does" + trail)
             else:
-                out.append(lead + _third_person_verb(bare) + trail)
+                out.append(lead + third_person_verb(bare) + trail)
             expect_verb = False
         else:
             out.append(w)
