@@ -304,3 +304,31 @@ def lacks_asked_value(query: str, memory_text: str) -> bool:
     if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
         return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
     return False
+
+
+# --- names a question is about ------------------------------------------------------------------
+# "When did Caroline go to the support group?" asked of a store that has never heard of Caroline can only
+# be answered by memories about someone else; recall serves nothing (Settings.unknown_name_filter).
+
+_NAME_WORD = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+_NAME_ASKED = re.compile(
+    rf"\b(?:does|did|is|was|has|had|do|are|were|would|will|can|could|should)\s+(?P<after_aux>{_NAME_WORD}"
+    rf"(?:\s+{_NAME_WORD})?)\b(?!')|\b(?P<possessive>{_NAME_WORD})'s\b")
+_NOT_A_NAME = frozenset("""
+i user users the my our your his her their this that these those there it its what which who when where why how
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+september october november december mom mum dad mother father grandma grandpa
+""".split())
+
+
+def names_asked_about(question: str) -> set[str]:
+    """Names the question is about: after an auxiliary ("did Caroline ..."), or a possessive ("Melanie's")."""
+    names = set()
+    for match in _NAME_ASKED.finditer(question):
+        name = match["after_aux"] or match["possessive"]
+        words = [w for w in name.split() if w.lower() not in _NOT_A_NAME]
+        if words and words == name.split():
+            names.add(name)
+        elif words and name.split()[0].lower() not in _NOT_A_NAME:
+            names.add(words[0])
+    return names

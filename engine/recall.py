@@ -185,6 +185,9 @@ class Recall:
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
+        if s.unknown_name_filter and any(not self._knows_name(user_id, name)
+                                         for name in questions.names_asked_about(query)):
+            candidates = []  # every memory that scores is about someone else
         candidates = self._about_named_people(user_id, query, candidates)
         candidates = self._near_misses_dropped(query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
@@ -205,6 +208,17 @@ class Recall:
     @staticmethod
     def _coverage(terms: list[str], memory) -> float:
         return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
+
+    def _knows_name(self, user_id: str, name: str) -> bool:
+        """Has the store heard of this name: the user's id, a speaker's name, or a word of an active memory?"""
+        words = name.casefold().split()
+        if name.casefold() == user_id.strip().casefold():
+            return True
+        if any(set(words) <= set(speaker.casefold().split()) for speaker in self.speakers.get(user_id)):
+            return True
+        terms = textlib.tokenize(name)
+        # A name that is also a common word ("Will", "May") tokenizes to nothing: it cannot be told apart.
+        return not terms or all(self.sync.lexical.search(user_id, [term], 1) for term in terms)
 
     def _alias_names(self, user_id: str, query: str) -> str:
         """Memories are embedded with their person as "User" (see extract.embedding_text); a question

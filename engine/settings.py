@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     # memory holding no value of the kind asked for (a name, a phone number, a price). These questions score
     # like answers on cosine alone: they were most of the dev split's unanswerable questions that got answers.
     contrast_filter: bool = True
+    # A question about a name the store has never seen (no speaker, no active memory mentions it: "When did
+    # Caroline go to the support group?" asked of someone else's conversation) is answered with nothing.
+    unknown_name_filter: bool = True
     answer_type_filter: bool = True
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)

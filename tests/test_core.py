@@ -428,3 +428,15 @@ def test_facts_about_different_people_never_replace_each_other(engine):
     assert engine.ingest("Actually, my colleague Viktor Haddad moved to Oslo.").status == "created"
     assert engine.count_memories(status="superseded") == 0
     assert engine.ingest("Actually, my colleague Omar Okafor moved to Bergen.").status == "superseded"
+
+
+def test_a_question_about_someone_never_mentioned_gets_nothing(engine):
+    """Asked about a person the store has never heard of, the memories that score well are about someone
+    else ("When did Priya start at Google?" is not answered by the user's own job)."""
+    engine.ingest("I started at Google in March.", user_id="u", speaker="Tomas")
+    engine.ingest("My colleague Anja moved to Graz.", user_id="u", speaker="Tomas")
+    assert engine.recall("When did Priya start at Google?", user_id="u").hits == []
+    assert engine.recall("What is Priya's job?", user_id="u").hits == []
+    # people the store knows: a speaker, someone mentioned in a memory
+    assert "Google" in engine.recall("When did Tomas start at Google?", user_id="u").hits[0].memory.text
+    assert "Graz" in engine.recall("Where did Anja move?", user_id="u").hits[0].memory.text

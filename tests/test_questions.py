@@ -135,3 +135,20 @@ def test_contrast_mismatch(query, memory, expected):
 ])
 def test_lacks_asked_value(query, memory, expected):
     assert questions.lacks_asked_value(query, memory) is expected
+
+
+# The people (or named things) a question is about: a name after an auxiliary ("did Caroline paint") or
+# in a possessive ("Caroline's sister"). Days, months and the user's own words are not names.
+@pytest.mark.parametrize("question, names", [
+    ("When did Caroline go to the support group?", {"Caroline"}),
+    ("What is Melanie's favourite book?", {"Melanie"}),
+    ("Where does Jon Baker work?", {"Jon Baker"}),
+    ("What did Gina and Jon talk about?", {"Gina"}),
+    ("where do I live?", set()),
+    ("What did I do on Tuesday?", set()),
+    ("Is March a good month for the trip?", set()),
+    ("what's my sister's name?", set()),
+    ("What did the user's mom say?", set()),
+])
+def test_names_asked_about(question, names):
+    assert questions.names_asked_about(question) == names
