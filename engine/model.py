@@ -201,6 +201,9 @@ class RecallResult:
     # evidence is pooled; rescore applies the same.
     calibration: Calibration | None = None
     evidence_pooling: bool = False
+    # Names the question asks about that no speaker or active memory of the user mentions; when there are
+    # any, nothing is served (Settings.unknown_name_filter).
+    unknown_names: list[str] = field(default_factory=list)
 
     @property
     def memories(self) -> list[Memory]:
@@ -220,6 +223,7 @@ class RecallResult:
             "hits": [h.to_dict() for h in self.hits],
             "below_threshold": [h.to_dict() for h in self.below_threshold],
             "timings_ms": dict(self.timings_ms),
+            "unknown_names": list(self.unknown_names),
         }
 
 

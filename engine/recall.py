@@ -185,8 +185,9 @@ class Recall:
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
-        if s.unknown_name_filter and any(not self._knows_name(user_id, name)
-                                         for name in questions.names_asked_about(query)):
+        unknown_names = sorted(name for name in questions.names_asked_about(query)
+                               if not self._knows_name(user_id, name)) if s.unknown_name_filter else []
+        if unknown_names:
             candidates = []  # every memory that scores is about someone else
         candidates = self._about_named_people(user_id, query, candidates)
         candidates = self._near_misses_dropped(query, candidates)
@@ -203,6 +204,7 @@ class Recall:
             include_history=history, history_cue=history_cue, companion_margin=s.companion_margin,
             below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked, calibration=calibration, evidence_pooling=s.evidence_pooling,
+            unknown_names=unknown_names,
         )
 
     @staticmethod

@@ -197,7 +197,10 @@ def show(res, mode: str, server_ms: float) -> None:
             f"Nothing cleared the threshold {res.threshold:.2f}: recall returns `[]`.",
             icon=":material/do_not_disturb_on:",
         )
-        if res.below_threshold:
+        if res.unknown_names:
+            st.caption(f"The question asks about {ui.esc(', '.join(res.unknown_names))}, whom no memory or speaker "
+                       f"of `{user}` mentions: nothing is served (`MEMENGINE_UNKNOWN_NAME_FILTER`).")
+        elif res.below_threshold:
             best = res.below_threshold[0]
             st.markdown(
                 f"Closest candidate: **{ui.esc(best.memory.text)}** scored **{best.score:.3f}**, "

@@ -414,6 +414,15 @@ def test_recall_unknown_query_returns_nothing(store):
     assert not [m for m in at.markdown if m.value.startswith("#### ")]
 
 
+def test_recall_says_when_the_question_names_someone_unknown(store):
+    prefill(store, CANONICAL)
+    at = start()
+    at.text_input(key="recall_query").input("When is Priya's project deadline?").run()
+    assert not at.exception
+    assert at.warning[0].value.startswith("Nothing cleared the threshold")
+    assert "asks about Priya, whom no memory or speaker" in joined(at.caption)
+
+
 def test_recall_history_marks_replaced_memories(store):
     prefill(store, CANONICAL)
     at = start()

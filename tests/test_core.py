@@ -435,7 +435,9 @@ def test_a_question_about_someone_never_mentioned_gets_nothing(engine):
     else ("When did Priya start at Google?" is not answered by the user's own job)."""
     engine.ingest("I started at Google in March.", user_id="u", speaker="Tomas")
     engine.ingest("My colleague Anja moved to Graz.", user_id="u", speaker="Tomas")
-    assert engine.recall("When did Priya start at Google?", user_id="u").hits == []
+    refused = engine.recall("When did Priya start at Google?", user_id="u")
+    assert refused.hits == [] and refused.unknown_names == ["Priya"]
+    assert refused.to_dict()["unknown_names"] == ["Priya"]
     assert engine.recall("What is Priya's job?", user_id="u").hits == []
     # people the store knows: a speaker, someone mentioned in a memory
     assert "Google" in engine.recall("When did Tomas start at Google?", user_id="u").hits[0].memory.text
