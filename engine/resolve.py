@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
-from .extraction.compete import about_someone_else, changed_thing, competes, names_old_value, names_slot, value_kind
+from .extraction.compete import changed_thing, competes, names_old_value, names_slot, relation, value_kind
 from .model import Memory
 
 STRONG_CUES = re.compile(
@@ -191,6 +191,15 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                 compared=compared)
 
 
+def _same_relative(old_text: str, new_text: str) -> bool:
+    """May a new fact be about whom an old one is? A fact about a relative, friend or colleague only updates
+    a fact about the same one: "User's colleague Anja moved to Graz" is not news about the user's own job,
+    nor "User's uncle moved to York" about the aunt. (A fact with the user as its subject may update a
+    relative's: "We increased her allowance" updates "User's daughter's allowance is 5 euros".)"""
+    new = relation(new_text)
+    return new is None or new == relation(old_text)
+
+
 def _in_slot(memory: Memory, cand: Candidate, user_id: str) -> bool:
     return (memory.status == "active" and memory.user_id == user_id and memory.subject == cand.subject
             and memory.attribute == cand.attribute)
@@ -201,7 +210,7 @@ def _nearest_in_slot(cand: Candidate, nearest: list[Neighbour], user_id: str, me
     person: "Dara Haddad switched jobs" never replaces a fact about Dara Silva."""
     about = named_subject(cand.text)
     in_slot = [n for n in nearest if _in_slot(n.memory, cand, user_id) and n.memory.message_id != message_id
-               and named_subject(n.memory.text) == about]
+               and named_subject(n.memory.text) == about and _same_relative(n.memory.text, cand.text)]
     return sorted(in_slot, key=lambda n: (n.similarity, n.memory.id), reverse=True)
 
 
@@ -220,7 +229,7 @@ def _replaced_elsewhere(cand: Candidate, nearest: list[Neighbour], min_similarit
             continue
         if cand.understood and memory.subject != cand.subject and not memory.subject.startswith("event:"):
             continue
-        if named_subject(memory.text) != named_subject(cand.text):
+        if named_subject(memory.text) != named_subject(cand.text) or not _same_relative(memory.text, cand.text):
             continue  # a fact about someone else
         return memory.id, looked
     return None, looked
@@ -245,9 +254,7 @@ def _same_person(old_text: str, cand: Candidate) -> bool:
     """Could the new fact be about whom the old memory is about? An old fact about a named person
     needs the new clause to name them; a new fact about a named person (a capitalised name inside
     the clause, not just its first word) needs the old memory to name them."""
-    if about_someone_else(cand.text) and not about_someone_else(old_text):
-        # "User's colleague Anja moved to Graz" is not news about the user's own job. (The other way round
-        # can be: "We increased her allowance" updates "User's daughter's allowance is 5 euros".)
+    if not _same_relative(old_text, cand.text):
         return False
     old_name, new_name = named_subject(old_text), named_subject(cand.text)
     if old_name and old_name not in cand.text.casefold():

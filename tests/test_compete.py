@@ -7,7 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import about_someone_else, changed_thing, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
+from engine.extraction.compete import about_someone_else, changed_thing, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -261,3 +261,32 @@ def test_the_user_acting_on_a_relatives_thing_updates_it():
     c = cand("note", "We increased her allowance to 8 euros a week", "User increased her allowance to 8 euros a week.",
              "We increased her allowance to 8 euros a week.", understood=False, multi=True)
     assert run(c, (allowance, 0.6)).supersede_ids == [11]
+
+
+# Two relatives are two people: a change said of one never replaces a fact about the other, by slot,
+# by nearest memory or by topic. (Said by the user of a relative's thing, it can: see the allowance above.)
+AUNT = mem(12, "note", "my aunt lives in Bath", "User's aunt lives in Bath.", multi=True)
+
+
+@pytest.mark.parametrize("text, clause", [
+    ("User's uncle moved to York after retiring.", "my uncle moved to York after retiring"),
+    ("User's mum's sister now lives in York.", "my mum's sister now lives in York"),
+])
+def test_a_change_about_one_relative_leaves_another(text, clause):
+    c = cand("note", clause, text, clause, understood=False, multi=True)
+    assert run(c, (AUNT, 0.8), slot=SlotState(others=[AUNT])).action == "created"
+
+
+def test_a_change_about_the_same_relative_updates_them():
+    c = cand("note", "my aunt moved to York", "User's aunt moved to York.", "my aunt moved to York",
+             understood=False, multi=True)
+    assert run(c, (AUNT, 0.8), slot=SlotState(others=[AUNT])).supersede_ids == [12]
+
+
+@pytest.mark.parametrize("text, who", [
+    ("User's aunt lives in Bath.", "aunt"), ("User's mum's sister lives in York.", "mum"),
+    ("Tomas's colleague Anja moved to Graz.", "colleague"), ("User's mother is a nurse.", "mum"),
+    ("User lives in Leeds.", None), ("User's rent is 900 euros.", None),
+])
+def test_relation(text, who):
+    assert relation(text) == who

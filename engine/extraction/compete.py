@@ -166,13 +166,27 @@ _PEOPLE = (
     "neighbour|neighbor|roommate|flatmate|housemate|mentor|teacher|student|doctor|dentist|therapist|client|"
     "teammate|classmate|landlord|landlady|in-laws|stepmom|stepdad|stepson|stepdaughter"
 )
-_ABOUT_SOMEONE_ELSE = re.compile(rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?:{_PEOPLE})(?:'s)?\b")
+_ABOUT_SOMEONE_ELSE = re.compile(
+    rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?P<who>{_PEOPLE})(?:'s)?\b")
+_SAME_PERSON_WORD = {"mom": "mum", "mam": "mum", "mother": "mum", "dad": "father", "co-worker": "coworker",
+                     "neighbor": "neighbour", "fiancee": "fiance", "fiancée": "fiance"}
+
+
+def relation(text: str) -> str | None:
+    """Whom a memory sentence is about when it is someone the user (or a speaker) knows: the first
+    relation word ("User's aunt lives in Bath." -> "aunt"; "User's mum's sister" -> "mum"); None when it is
+    about the user."""
+    match = _ABOUT_SOMEONE_ELSE.match(text.strip())
+    if match is None:
+        return None
+    who = match["who"].lower()
+    return _SAME_PERSON_WORD.get(who, who)
 
 
 def about_someone_else(text: str) -> bool:
     """Is a memory sentence about a person the user (or a named speaker) knows ("User's sister Ana lives in
     Porto.", "Tomas's colleague Anja moved to Graz.") rather than about them ("User's rent is 900 euros")?"""
-    return bool(_ABOUT_SOMEONE_ELSE.match(text.strip()))
+    return relation(text) is not None
 
 
 def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> bool:
