@@ -171,6 +171,13 @@ class Ingest:
         if restated is None:
             return cand, vector
         text, value = restated
+        if old.attribute == "note":
+            # A note's value is its whole clause: the bare new value ("Porto") is not the fact, and two
+            # colleagues who both moved to Porto are two notes.
+            value = text.rstrip(".")
+        if self.ledger.slot_same_value(conn, (old.user_id, old.subject, old.attribute),
+                                       extractlib.value_key(value)) is not None:
+            return cand, vector  # the slot already holds the restated value: keep the change as said
         plan.reason += f"; restated from #{old.id} as {text!r}"
         cand = extractlib.replace(cand, text=text, value=value, subject=old.subject, attribute=old.attribute,
                                   type=old.type, understood=True, rule=f"{cand.rule} (restated)".strip())

@@ -105,3 +105,15 @@ def test_a_relatives_fact_is_not_replaced_by_the_users_own(engine):
     assert any("Siemens" in t for t in active_texts(engine, "u"))
     hits = engine.recall("where does my brother work?", user_id="u").hits
     assert hits and "Siemens" in hits[0].memory.text
+
+
+def test_two_people_restated_to_the_same_value_are_both_kept(engine):
+    """Restating "Ana moved to Porto" as "User's colleague Ana Ruiz lives in Porto." must not give two
+    memories in one slot the same value: the second update once failed the whole message on the
+    one-value-per-slot index."""
+    for message in ["My colleague Ana Ruiz lives in Faro.", "My colleague Ben Cole lives in Braga.",
+                    "Actually, my colleague Ana Ruiz moved to Porto.", "Actually, my colleague Ben Cole moved to Porto."]:
+        engine.ingest(message, user_id="u")
+    active = active_texts(engine, "u")
+    assert any("Ana Ruiz" in t and "Porto" in t for t in active) and any("Ben Cole" in t and "Porto" in t for t in active)
+    assert not any("Faro" in t or "Braga" in t for t in active)
