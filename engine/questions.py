@@ -6,6 +6,7 @@ Pure functions of the query string, like text.py, and tested the same way.
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 
 from .text import STOPWORDS
 
@@ -325,10 +326,8 @@ def names_asked_about(question: str) -> set[str]:
     """Names the question is about: after an auxiliary ("did Caroline ..."), or a possessive ("Melanie's")."""
     names = set()
     for match in _NAME_ASKED.finditer(question):
-        name = match["after_aux"] or match["possessive"]
-        words = [w for w in name.split() if w.lower() not in _NOT_A_NAME]
-        if words and words == name.split():
+        words = takewhile(lambda w: w.lower() not in _NOT_A_NAME, (match["after_aux"] or match["possessive"]).split())
+        name = " ".join(words)
+        if name:
             names.add(name)
-        elif words and name.split()[0].lower() not in _NOT_A_NAME:
-            names.add(words[0])
     return names

@@ -227,8 +227,8 @@ def test_a_move_done_is_a_location(message):
     assert [c.attribute for c in extract(message)] == ["location"]
 
 
-@pytest.mark.parametrize("message", ["switched to black coffee, cutting out milk", "I moved to decaf",
-                                     "we've changed to a four-day week"])
+@pytest.mark.parametrize("message", ["switched to black coffee, cutting out milk", "I upgraded to the family plan",
+                                     "I changed to the night shift"])
 def test_a_switch_to_something_no_rule_knows_is_not_filed_as_a_tool(message):
     assert all(c.attribute != "tools" for c in extract(message))
 
