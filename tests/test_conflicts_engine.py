@@ -89,6 +89,15 @@ def test_an_update_said_as_a_change_is_stored_as_the_fact_it_changes(engine):
     assert [h.memory.text for h in hits][:1] == ["User uses Linear for tasks."]
 
 
+def test_an_update_that_only_says_the_new_value_is_restated_with_it(engine):
+    first = engine.ingest("My yoga class is on Tuesdays.", user_id="u")
+    result = engine.ingest("yoga got moved, it's Thursdays now", user_id="u")
+    assert result.superseded_ids == [m.id for m in first.memories]
+    assert result.memories[0].text == "User's yoga class is on Thursdays."
+    hits = engine.recall("what day is my yoga class?", user_id="u").hits
+    assert [h.memory.text for h in hits][:1] == ["User's yoga class is on Thursdays."]
+
+
 def test_a_change_that_does_not_say_the_new_value_is_not_restated(engine):
     engine.ingest("I use Trello for tasks.", user_id="u")
     result = engine.ingest("I switched away from trello, it was too slow.", user_id="u")

@@ -41,3 +41,39 @@ def test_an_update_is_restated_as_the_fact_it_changes(old, clause, text, value):
 @pytest.mark.parametrize("old, clause", KEPT)
 def test_no_restatement_without_both_values(old, clause):
     assert restate(old, clause) is None
+
+
+RESTATED_BY_KIND = [
+    # the change names neither the old value nor a "to": the one new value of the old value's kind takes its place
+    ("User's yoga class is on Tuesdays.", "yoga got moved, it's Thursdays now", "User's yoga class is on Thursdays.",
+     "Thursdays"),
+    ("User wakes up at 6:30.", "New alarm: 5:45 every weekday.", "User wakes up at 5:45.", "5:45"),
+    ("User's rent is 1,200 euros a month.", "Landlord bumped it up, paying 1,350 now",
+     "User's rent is 1,350 euros a month.", "1,350"),
+    ("User's resting heart rate is 62.", "my watch says 58 these days", "User's resting heart rate is 58.", "58"),
+    ("User's blood pressure was 140 over 90.", "Doctor measured 122/80 this morning.",
+     "User's blood pressure was 122/80.", "122/80"),
+    ("User banks with Santander.", "opened an account at Revolut and closed the old one",
+     "User banks with Revolut.", "Revolut"),
+    ("The backend is written in Ruby.", "The backend rewrite in Go shipped, Ruby is gone.",
+     "The backend is written in Go.", "Go"),
+    ("User's standup is at 9:30.", "Standup is 10:15 from next week.", "User's standup is at 10:15.", "10:15"),
+]
+
+KEPT_BY_KIND = [
+    ("User's gym days are Mondays.", "now it's Tuesdays and Fridays"),  # two new values: which one replaces?
+    ("User's flight is on Friday at 7am.", "It's Saturday now"),  # two old times: which one changed?
+    ("User lives in Lyon.", "we finally moved house"),  # no new value
+    ("User has an iPhone 12.", "the 12 is dying"),  # the clause repeats the old value
+    ("User's manager is Tom.", "Anna and Priya run the team now"),  # two new names
+]
+
+
+@pytest.mark.parametrize("old, clause, text, value", RESTATED_BY_KIND)
+def test_the_one_new_value_of_the_old_values_kind_takes_its_place(old, clause, text, value):
+    assert restate(old, clause) == (text, value)
+
+
+@pytest.mark.parametrize("old, clause", KEPT_BY_KIND)
+def test_no_restatement_when_the_value_to_replace_is_ambiguous(old, clause):
+    assert restate(old, clause) is None

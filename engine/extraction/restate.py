@@ -2,6 +2,10 @@
 Fastmail") restated as the fact it changes: the old memory's sentence with the new value in the old
 one's place ("User uses Linear for tasks.").
 
+When the change names neither the old value nor what it changed ("Weigh-in day is Sunday now." against
+"User weighs themselves on Mondays."), the one new value of the old value's kind (a time, an amount, a
+name) takes its place, if there is exactly one of each.
+
 Said as a change, the new fact would be stored in the words of the change, under whatever slot the
 clause looked nearest to, and a question about the thing ("which task tool do I use?") would meet a
 sentence about switching. Restated, it answers like the memory it replaces, and the user's own words
@@ -10,6 +14,8 @@ stay with it as its source message.
 from __future__ import annotations
 
 import re
+
+from .. import text as textlib
 
 _DETERMINER = r"(?:a|an|the|my|our|their|his|her|its|your)"
 _PRONOUNS = {"it", "them", "that", "this", "one", "ones", "those", "these", "him", "her", "something"}
@@ -55,6 +61,61 @@ def restate(old_text: str, clause: str) -> tuple[str, str] | None:
         new = _new_value(match.group("new"))
         if new is not None:
             return _put(old_text, _only_name(old_text, clause, named=False), new)
+    return _by_kind(old_text, clause)
+
+
+# Values by kind, for a change that only says the new value. A clock time, a weekday or a month; an amount
+# (a number not after a name, which would make it a version: "iPhone 12"), two numbers read as one
+# ("140 over 90", "122/80"); a name (a capitalised word or several, not the sentence's first word).
+_TIME_VALUE = re.compile(
+    r"(?<![\w:])(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|noon|midnight|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|"
+    r"october|november|december)(?![\w:])", re.IGNORECASE)
+_AMOUNT_VALUE = re.compile(r"(?<![\w.,:/])\d[\d,.]*(?:k|%)?(?:\s*(?:/|over)\s*\d[\d,.]*)?(?![\w:/])",
+                           re.IGNORECASE)
+_NAME_VALUE = re.compile(r"(?<![\w'-])[A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
+
+
+def _spans(text: str, kind: str) -> tuple[list[tuple[int, int]], int]:
+    """The values of a kind in a text, and how many more there may be: a capitalised first word of a sentence
+    may be a name ("Anna and Priya run the team now") or not ("Landlord bumped it up"), so it is never taken
+    as the value but makes the choice ambiguous when it could be one."""
+    if kind == "time":
+        return [m.span() for m in _TIME_VALUE.finditer(text)], 0
+    if kind == "amount":
+        return [m.span() for m in _AMOUNT_VALUE.finditer(text.rstrip(".")) if not _after_name(text, m.start())], 0
+    spans, maybe = [], 0
+    for m in _NAME_VALUE.finditer(text):
+        word = m.group(0).split()[0]
+        if word.casefold() in {"user", "user's", "i", "i'm", "i've", "i'd", "i'll"} or _TIME_VALUE.fullmatch(word):
+            continue
+        if _SENTENCE_START.search(text[:m.start()]) and not re.search(r"[a-z][A-Z]|\d", word):
+            bare = word.casefold()
+            maybe += bare not in textlib.STOPWORDS and not bare.endswith("ly") and " " not in m.group(0)
+            continue
+        spans.append(m.span())
+    return spans, maybe
+
+
+def _after_name(text: str, start: int) -> bool:
+    before = text[:start].split()
+    return bool(before) and before[-1][:1].isupper() and before[-1].casefold() not in {"user", "user's"}
+
+
+def _by_kind(old_text: str, clause: str) -> tuple[str, str] | None:
+    """The old value replaced by the clause's one new value of the same kind; None unless the old memory holds
+    exactly one value of that kind and the clause exactly one it does not already hold."""
+    said = old_text.casefold()
+    for kind in ("time", "amount", "name"):
+        old, _ = _spans(old_text, kind)
+        if len(old) != 1:
+            continue
+        spans, maybe = _spans(clause, kind)
+        new = {clause[a:b] for a, b in spans
+               if not re.search(rf"(?<!\w){re.escape(clause[a:b].casefold())}(?!\w)", said)}
+        if len(new) == 1 and not maybe:
+            return _put(old_text, old[0], new.pop())
     return None
 
 
