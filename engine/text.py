@@ -230,7 +230,8 @@ _QUESTION_START = re.compile(
 )
 _REQUEST_START = re.compile(
     r"^(?:please\s+)?(?:help me|write|draft|summarize|summarise|explain|translate|show me|give me|list|"
-    r"generate|create|make me|tell me|find|search|look up|fix|debug|refactor|rewrite)\b",
+    r"generate|create|make me|tell me|find|search|look up|fix|debug|refactor|rewrite|recommend|suggest|send me|"
+    r"compare|calculate|proofread)\b",
     re.IGNORECASE,
 )
 

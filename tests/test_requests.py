@@ -47,7 +47,7 @@ def test_reply_language_is_a_single_valued_preference(message, value):
 
 
 @pytest.mark.parametrize("message, words", [
-    ("Never use exclamation marks when you write to me.", "never use exclamation marks"),
+    ("Never use exclamation marks when you write to me.", "never to use exclamation marks"),
     ("When you plan trips for me, skip museums.", "skip museums"),
     ("I'd like you to keep answers short.", "keep answers short"),
     ("Stop calling me champ, please.", "stop calling them champ"),
@@ -55,7 +55,7 @@ def test_reply_language_is_a_single_valued_preference(message, value):
 def test_standing_instructions_are_kept_in_the_users_voice(message, words):
     found = [c for c in extract(message) if c.attribute == "assistant_instruction"]
     assert len(found) == 1 and found[0].type == "preference", extract(message)
-    assert found[0].text.startswith("User wants the assistant to ") and words in found[0].text.lower()
+    assert found[0].text.startswith("User wants the assistant ") and words in found[0].text.lower()
 
 
 # "Just use my name" says how to address the user from now on: a standing instruction without a marker.
@@ -77,3 +77,45 @@ def test_how_to_address_the_user_is_an_instruction(message, words):
 def test_a_wish_about_what_the_assistant_does_keeps_its_condition(message, words):
     found = kept(message)
     assert any(attr == "assistant_instruction" and words in text for attr, text in found), found
+
+
+# A bare imperative about a kind of thing ("keep recipes…", "use metric units") says how the assistant should
+# work from now on; one about a particular thing ("this article", "a haiku", "my code") is a one-off request.
+@pytest.mark.parametrize("message, text", [
+    ("Please keep recipes under 500 calories for me.",
+     "User wants the assistant to keep recipes under 500 calories for them."),
+    ("Explain code with comments, I learn better that way.", "User wants the assistant to explain code with comments."),
+    ("Please use metric units.", "User wants the assistant to use metric units."),
+    ("Please format dates as DD/MM/YYYY.", "User wants the assistant to format dates as DD/MM/YYYY."),
+    ("Be blunt with feedback on my writing.", "User wants the assistant to be blunt with feedback on their writing."),
+    ("Make answers shorter please", "User wants the assistant to make answers shorter."),
+    ("Don't use emojis with me.", "User wants the assistant not to use emojis with them."),
+    ("please never recommend chain restaurants", "User wants the assistant never to recommend chain restaurants."),
+    ("No jargon please, I'm not technical.", "User wants no jargon."),
+    ("Prices in euros please.", "User wants prices in euros."),
+])
+def test_a_standing_imperative_is_an_instruction(message, text):
+    found = kept(message)
+    assert ("assistant_instruction", text) in found, found
+
+
+@pytest.mark.parametrize("message", [
+    "Please summarise this article for me.", "Please translate the following into Spanish.",
+    "Write a haiku about autumn.", "Fix my code please", "Tell me a joke", "Show me the logs",
+    "Explain it again please", "Please recommend a good thriller.", "Yes please", "More please",
+])
+def test_a_one_off_imperative_keeps_nothing(message):
+    assert kept(message) == []
+
+
+# The reason given with an instruction is a fact about the user, kept beside it.
+@pytest.mark.parametrize("message, instruction_text, fact", [
+    ("Keep explanations short, I'm a beginner.", "User wants the assistant to keep explanations short.",
+     "User is a beginner."),
+    ("When you suggest hikes, keep them under 10 km, my knees are bad.",
+     "User wants the assistant to keep hikes under 10 km, when the assistant suggests hikes.", "User's knees are bad."),
+    ("No jargon please, I'm not technical.", "User wants no jargon.", "User is not technical."),
+])
+def test_the_reason_for_an_instruction_is_kept_as_a_fact(message, instruction_text, fact):
+    texts = [text for _, text in kept(message)]
+    assert instruction_text in texts and fact in texts, texts

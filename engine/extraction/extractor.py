@@ -80,10 +80,12 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     for sentence in _pronouns_resolved(textlib.split_sentences(textlib.normalize(message))):
-        instructed = instruction(sentence, S) if subject_key == "user" else []
+        instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
             candidates.extend(instructed)
-            continue
+            if not rest:
+                continue
+            sentence = rest  # the reason given with it ("keep it short, I'm a beginner") is a fact of its own
         sentence = unwrap(textlib.strip_leading_filler(sentence))
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):

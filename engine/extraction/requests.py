@@ -82,20 +82,84 @@ def _their(voiced: str, S: str) -> str:
     return re.sub(rf"(?<=\s){re.escape(S)}\b", "them", voiced)
 
 
-def instruction(sentence: str, S: str) -> list[Candidate]:
-    """A standing instruction to the assistant as a preference candidate; [] when it is none."""
+# Imperatives that say how the assistant should work. Manner verbs do so whatever their object ("keep the answers
+# short"); task verbs only about a kind of thing, said with how ("explain code with comments", "summarise long
+# articles in 3 sentences"): "explain quantum physics" or "write a haiku" is a one-off request.
+_MANNER_VERBS = ("be|keep|use|avoid|stick|call|address|answer|reply|respond|speak|talk|stop|assume|default|round|"
+                 "limit|spell|quote|measure|sign|cite|skip|include|mention|add|label|number|go easy|double-check")
+_TASK_VERBS = "write|summari[sz]e|explain|translate|give|show|make|list|format|convert|recommend|suggest|sort|structure"
+_IMPERATIVE = re.compile(
+    rf"^(?P<neg>(?:always|never|only|don't(?: ever)?|do not|please don't|please do not)\s+)?"
+    rf"(?P<verb>{_MANNER_VERBS}|{_TASK_VERBS})\b\s*(?P<object>.*)$", re.IGNORECASE)
+# A particular thing: what a one-off request is about.
+_ONE_OFF = re.compile(r"\b(?:this|that|these|those|it|the following|below|above|attached|here|again|today|tonight|"
+                      r"tomorrow|right now)\b", re.IGNORECASE)
+_DETERMINER = re.compile(r"^(?:(?:me|us)\s+)?(?:a|an|the|my|our|his|her|its|their|your|some|one|another|any)\b",
+                         re.IGNORECASE)
+_HOW = re.compile(r"\b(?:with|without|in|into|under|below|within|as|using|at most|max|no more than|simply|briefly|"
+                  r"\w+er|more|less|fewer)\b", re.IGNORECASE)
+# "No jargon", "prices in euros": what the user wants from the assistant, said without a verb, with a please.
+_NOMINAL = re.compile(r"^(?P<no>no\s+)?(?P<what>[a-z][\w'-]*(?:\s+[\w/'-]+){0,5})$", re.IGNORECASE)
+# A reason said after an instruction ("keep it short, I'm a beginner") is a fact of its own.
+_REASON = re.compile(r"(?:,\s*|\s+(?:because|since|as)\s+|\s+[\u2014\u2013-]+\s+)"
+                     r"(?P<reason>(?:i|i'm|i am|i've|i have|i'd|my|we|we're|our)\b.*)$", re.IGNORECASE)
+_PLEASE = re.compile(r"(?:^|[,\s]+)(?:please|pls|plz)\b[,.!]*", re.IGNORECASE)
+
+
+def _standing_imperative(body: str) -> bool:
+    """Does a bare imperative (no marker like "always" or "from now on") say how the assistant should work
+    from now on? Yes when about a kind of thing; no when about a particular one."""
+    match = _IMPERATIVE.match(body)
+    if match is None or _ONE_OFF.search(body):
+        return False
+    verb, obj = match["verb"].lower(), match["object"]
+    if match["neg"] or re.fullmatch(_MANNER_VERBS, verb):
+        return True
+    if not obj or _DETERMINER.match(obj):
+        return False
+    return bool(_HOW.search(obj))
+
+
+def _voiced_body(body: str, S: str) -> str:
+    """The imperative as what the user wants the assistant to do: "don't use emojis" -> "not to use emojis"."""
+    voiced = _their(third_person(_you(body), S), S).rstrip(".")
+    voiced = voiced[:1].lower() + voiced[1:]
+    neg = re.match(r"^(?:please\s+)?(?:don't(?: ever)?|do not)\s+", voiced, re.IGNORECASE)
+    if neg:
+        return "not to " + voiced[neg.end():]
+    if re.match(r"^never\s+", voiced, re.IGNORECASE):
+        return "never to " + voiced[len("never "):]
+    return "to " + voiced
+
+
+def _when_object(when: str) -> str | None:
+    """What a condition is about: "when you suggest hikes" -> "hikes" (a bare plural after the verb)."""
+    match = re.search(r"\byou\s+\w+\s+(?:me\s+|us\s+)?(?P<what>[a-z][\w-]*s)\s*$", when.strip(), re.IGNORECASE)
+    return match["what"] if match else None
+
+
+def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
+    """A standing instruction to the assistant as a preference candidate, and what the sentence says besides it
+    (a reason: "keep it short, I'm a beginner" -> "I'm a beginner"); ([], sentence) when it is none."""
+    none: tuple[list[Candidate], str] = ([], sentence)
+    pleased = bool(_PLEASE.search(sentence))
     said = re.sub(r"[,\s]*(?:please|pls|thanks|thank you)[.!]*$", "", sentence.strip(), flags=re.IGNORECASE)
     said = re.sub(r"^(?:ok(?:ay)?|so|and|also|oh|actually|hey)[,!]?\s+", "", said, flags=re.IGNORECASE).rstrip(" .!?")
     if not said or _NOT_ME.match(said) or textlib.is_small_talk(said):
-        return []  # "talk tomorrow" is a goodbye
+        return none  # "talk tomorrow" is a goodbye
     lang = _REPLY_LANGUAGE.search(said)
     if lang:
         value = (lang["lang"] or lang["lang2"]).capitalize()
         return [Candidate(subject="user", attribute="reply_language", value=value, type="preference", importance=0.8,
                           multi=False, text=f"{S} wants replies in {value}.", clause=sentence, update_cue=True,
-                          rule="reply_language")]
+                          rule="reply_language")], ""
     lead = _LEAD.match(said)
     body = said[lead.end():]
+    reason = ""
+    cut = _REASON.search(body)
+    if cut and not _WISH.match(cut["reason"]):
+        body, reason = body[:cut.start()], cut["reason"]
+    body = _PLEASE.sub("", body).strip(" ,")
     polite_only = re.fullmatch(r"(?:please\s+|pls\s+|kindly\s+|just\s+)?(?:(?:can|could|would) you\s+(?:please\s+)?)?",
                                lead.group(0), re.IGNORECASE)
     if lead["when"] and _WISH.match(body):
@@ -103,14 +167,28 @@ def instruction(sentence: str, S: str) -> list[Candidate]:
         when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
         return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
                           importance=0.8, multi=True, text=finish_sentence(f"{voiced}, {when[:1].lower()}{when[1:]}")[:1000],
-                          clause=sentence, rule="assistant_instruction")]
-    if not _BODY.match(body) or not (not polite_only or _STANDING.search(body)):
-        return []
-    voiced = _their(third_person(_you(body), S), S).rstrip(".")
-    text = f"{S} wants the assistant to {voiced[:1].lower()}{voiced[1:]}"
+                          clause=sentence, rule="assistant_instruction")], ""
+    if not lead.group(0) and pleased and not _IMPERATIVE.match(body) and not _ONE_OFF.search(body):
+        nominal = _NOMINAL.match(body)
+        # a verb and its object ("fix my code") is a request, not a thing wanted
+        if (nominal and (nominal["no"] or len(nominal["what"].split()) >= 2)
+                and not textlib.is_question_or_request(body) and not _DETERMINER.match(body.split(maxsplit=1)[-1])):
+            wanted = _their(third_person(body, S), S)
+            return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
+                              importance=0.8, multi=True, text=finish_sentence(f"{S} wants {wanted[:1].lower()}{wanted[1:]}"),
+                              clause=sentence, rule="assistant_instruction")], reason
+        return none
+    marked = _BODY.match(body) and (not polite_only or _STANDING.search(body))
+    if not marked and not _standing_imperative(body):
+        return none
+    if lead["when"]:
+        thing = _when_object(lead["when"])
+        if thing:  # "keep them under 10 km, when you suggest hikes": them are the hikes
+            body = re.sub(r"^(\w+)\s+(?:them|those)\b", rf"\1 {thing}", body, flags=re.IGNORECASE)
+    text = f"{S} wants the assistant {_voiced_body(body, S)}"
     if lead["when"]:
         when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
         text += ", " + when[:1].lower() + when[1:]
     return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
                       importance=0.8, multi=True, text=finish_sentence(text)[:1000], clause=sentence,
-                      rule="assistant_instruction")]
+                      rule="assistant_instruction")], reason
