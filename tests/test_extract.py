@@ -235,3 +235,21 @@ def test_a_switch_to_something_no_rule_knows_is_not_filed_as_a_tool(message):
 
 def test_a_switch_to_a_known_tool_is_still_that_tool():
     assert triples("I switched to Neovim") == [("user", "editor", "Neovim")]
+
+
+# Getting a thing is having it: "I just bought a Pixel 9" files it where "I have a Pixel 6" is, so the slot's one
+# value is replaced. Getting something no rule names is not a tool ("I got a new job", "bought some groceries").
+@pytest.mark.parametrize("message, slot", [
+    ("I just bought a Pixel 9.", "phone_model"),
+    ("got myself a galaxy s24 last week", "phone_model"),
+    ("We finally picked up a Toyota Corolla.", "car"),
+    ("Treated myself to an iPhone 16, the old one was cracked.", "phone_model"),
+])
+def test_getting_a_known_thing_files_it_where_having_it_is(message, slot):
+    assert [c.attribute for c in extract(message)][:1] == [slot]
+
+
+@pytest.mark.parametrize("message", ["I got a new job", "I bought some groceries for the week", "got a cold, ugh",
+                                     "I picked up a few shifts at the bar"])
+def test_getting_an_unknown_thing_is_not_a_tool(message):
+    assert all(c.attribute != "tools" for c in extract(message)), extract(message)

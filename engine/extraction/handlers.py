@@ -168,8 +168,9 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
             return None  # "I have a dog" is the pets rule's
         if re.match(r"^(?:an?|the|some|my)\s", v, re.IGNORECASE) and re.search(r"\b(?:car|bike|truck|motorcycle|scooter|tesla|toyota|honda|bmw|audi|ford|volkswagen|vw|subaru|mazda|kia|hyundai|volvo)\b", v, re.IGNORECASE):
             return Found("car", v, replaced_value=old)
-        if re.match(r"^(?:have|own)\b", m.group(0).split()[1] if len(m.group(0).split()) > 1 else "", re.IGNORECASE):
-            return None
+        if re.search(r"\b(?:have|own|got|bought|picked up|purchased|treated)\b", clause[m.start():m.start("v")],
+                     re.IGNORECASE):
+            return None  # having or getting a thing no rule names ("a new job", "some groceries") is no tool
         return Found("tools", v, replaced_value=old, type="preference") if len(v.split()) <= 6 else None
     slot, name = known
     if for_project:

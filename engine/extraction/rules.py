@@ -270,7 +270,7 @@ RULES: tuple[Rule, ...] = (
          examples=[
              ("I code in Python", ("user", "programming_languages", "Python")),
          ]),
-    Rule("use", "*", rf"^(?:(?:i|we)\s+{_NOW}(?:use|am using|'m using|are using|run|am running|'m running|'re using|'re running|rely on|daily-drive|daily drive|work on|work with|have|own|drive)|{_IM}\s+{_NOW}(?:using|on|running)|(?:i|we)\s+{_NOW}(?:switched|switch|moved|migrated|changed|upgraded|went back|am switching|'m switching|are switching|'re switching|are moving|'re moving|are migrating|'re migrating)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to)\s+(?P<v>.+)",
+    Rule("use", "*", rf"^(?:(?:i|we)\s+{_NOW}(?:use|am using|'m using|are using|run|am running|'m running|'re using|'re running|rely on|daily-drive|daily drive|work on|work with|have|own|drive|(?:got|bought)(?:\s+(?:myself|me|ourselves|us))?|picked up|purchased|treated (?:myself|ourselves) to)|{_IM}\s+{_NOW}(?:using|on|running)|(?:i|we)\s+{_NOW}(?:switched|switch|moved|migrated|changed|upgraded|went back|am switching|'m switching|are switching|'re switching|are moving|'re moving|are migrating|'re migrating)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to)\s+(?P<v>.+)",
          handler=handlers.use, examples=[
              ("I use Arch Linux.", ("user", "os", "Arch Linux")),
              ("We're using Postgres for the backend", ("project", "project_database", "Postgres")),
