@@ -38,6 +38,9 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     ("User's water bill is 40 dollars a month.", "User's gym costs 40 dollars a month.", False),
     ("User's team has 6 engineers.", "User's team meets on Monday.", False),
     ("User stores backups on Backblaze.", "User plays squash on Tuesdays.", False),
+    # two requests kept as notes are about what was asked, not about asking
+    ("User asked: Can you write a card for User's aunt Marta.", "User asked: Help User reply to their new colleague Anja.",
+     False),
 ])
 def test_competes(old, new, expected):
     assert competes(old, new) is expected

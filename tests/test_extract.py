@@ -142,6 +142,10 @@ def test_structured_candidate():
     ("what should I cook for my dad tonight? he is diabetic", "User's dad is diabetic."),
     ("Can you draft a note to my colleague Tomas? He speaks no German.", "User's colleague Tomas speaks no German."),
     ("I need a present for my grandma. she's obsessed with crosswords", "User's grandma is obsessed with crosswords."),
+    # a word describing the person comes along with them
+    ("Could you check this email to my Brazilian client Paula? She reads English slowly.",
+     "User's Brazilian client Paula reads English slowly."),
+    ("any tips for my new flatmate? he has never cooked", "User's new flatmate has never cooked."),
 ])
 def test_a_pronoun_after_one_named_person_is_that_person(message, expected):
     assert expected in [c.text for c in extract(message)]
@@ -253,3 +257,16 @@ def test_getting_a_known_thing_files_it_where_having_it_is(message, slot):
                                      "I picked up a few shifts at the bar"])
 def test_getting_an_unknown_thing_is_not_a_tool(message):
     assert all(c.attribute != "tools" for c in extract(message)), extract(message)
+
+
+# Someone the user names inside a question or request is someone they know: "for my Polish neighbour Kasia"
+# is kept even when the rest of the sentence asks for something.
+@pytest.mark.parametrize("message, words", [
+    ("Can you write a birthday card for my Polish neighbour Kasia?", ("User's Polish neighbour", "Kasia")),
+    ("what wine goes with fish? my father-in-law Pierre is coming", ("Pierre",)),
+    ("Help me reply to my manager Rui.", ("User's manager", "Rui")),
+    ("Any gift ideas for my cousin Mireille's wedding?", ("User's cousin", "Mireille")),
+])
+def test_a_person_named_inside_a_request_is_kept(message, words):
+    texts = [c.text for c in extract(message)]
+    assert any(all(w in t for w in words) and "asked" not in t for t in texts), texts

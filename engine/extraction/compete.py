@@ -50,7 +50,7 @@ cancel cancelled canceled ditch ditched quit stop stopped sold sell started star
 week weeks month months year years day days night nights hour hours minute minutes time times today yesterday
 tomorrow last next ago morning evening a an per each every about around roughly only just
 euro euros dollar dollars pound pounds usd eur gbp k percent per cent bucks quid yen
-user project they them he she someone somebody
+user project they them he she someone somebody ask asked asking
 """
 _NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
 

@@ -79,6 +79,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
+    people: list[Candidate] = []  # named inside questions and requests
     for sentence in _pronouns_resolved(textlib.split_sentences(textlib.normalize(message))):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
@@ -87,12 +88,28 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
                 continue
             sentence = rest  # the reason given with it ("keep it short, I'm a beginner") is a fact of its own
         sentence = unwrap(textlib.strip_leading_filler(sentence))
+        if textlib.is_question_or_request(sentence):
+            people.extend(_people_named(sentence, subject_key, S, P))
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):
             candidates.extend(_extract_clause(clause, subject_key, S, P, cue_in_sentence))
     if not candidates:
         candidates = _request_as_note(textlib.normalize(message), subject_key, S)
-    return _dedupe(candidates)
+    return _dedupe(candidates + people)
+
+
+def _people_named(sentence: str, subject_key: str, S: str, P: str) -> list[Candidate]:
+    """Someone the speaker names inside a question or request ("a card for my Polish neighbour Kasia?") is
+    someone they know: "User's Polish neighbour is called Kasia." A mention says the user has such a person, not
+    that it is their only one ("for my aunt Marta" after "for my aunt Ingrid"): a note that replaces nothing."""
+    found: list[Candidate] = []
+    for m in _PERSON_MENTION.finditer(sentence):
+        if m["name"]:
+            name, who = re.sub(r"'s$", "", m["name"]), f"{m['adj'] or ''}{m['rel'].lower()}"
+            found.append(Candidate(subject=subject_key, attribute="note", value=f"{who} {name}", type="fact",
+                                   importance=0.5, multi=True, text=f"{P} {who} is called {name}.",
+                                   clause=f"my {m['rel'].lower()} is called {name}", rule="person_named"))
+    return found
 
 
 _FEMALE = ("wife|mum|mom|mother|sister|daughter|girlfriend|aunt|auntie|grandma|grandmother|granny|nan|niece|"
@@ -103,7 +120,7 @@ _EITHER = ("partner|spouse|colleague|coworker|co-worker|boss|manager|friend|neig
            "cousin|kid|child|roommate|flatmate|housemate|client|doctor|dentist|therapist|landlord|landlady|coach|"
            "teammate|tutor")
 _PERSON_MENTION = re.compile(
-    rf"\b(?i:my|our)\s+(?i:(?:older|younger|little|big|twin|best|new|old|eldest|oldest|youngest)\s+)?"
+    rf"\b(?i:my|our)\s+(?P<adj>(?!(?i:and|or)\b)[\w-]+\s+(?=(?i:{_FEMALE}|{_MALE}|{_EITHER})(?!\w)))?"
     rf"(?P<rel>(?i:{_FEMALE}|{_MALE}|{_EITHER}))(?!\w)(?!'s\s+[A-Z])(?:,?\s+(?P<name>[A-Z][\w'-]+)(?![\w'-]))?")
 _LEADING_PRONOUN = re.compile(r"^(?P<p>he|she)(?P<be>'s|\s+is)?\b", re.IGNORECASE)
 
@@ -127,7 +144,7 @@ def _pronouns_resolved(sentences: list[str]) -> list[str]:
         for m in _PERSON_MENTION.finditer(sentence):
             rel = m["rel"].lower()
             gender = "f" if re.fullmatch(_FEMALE, rel) else "m" if re.fullmatch(_MALE, rel) else "either"
-            phrase = f"my {rel}" + (f" {m['name']}" if m["name"] else "")
+            phrase = f"my {m['adj'] or ''}{rel}" + (f" {m['name']}" if m["name"] else "")
             mentions.append((phrase, gender))
         out.append(sentence)
     return out
