@@ -253,3 +253,40 @@ def content_coverage(question_terms: list[str], memory_terms: list[str]) -> floa
     if not asked:
         return 0.0
     return len(asked & set(memory_terms)) / len(asked)
+
+
+# --- abbreviations -------------------------------------------------------------------------------
+# Clipped and abbreviated words of chat, spelled out for the embedding model, which reads "mgr", "appt" or "k8s"
+# poorly ("who is my manager?" vs "User's mgr is Dana": cosine 0.34; spelled out 0.69). Lower-case keys match in
+# any case; upper-case keys only as written ("PM" but not "3 PM", "HR" but not "hr"). Words with two common
+# readings ("doc", "dev", "min", "temp") are left as they are.
+ABBREVIATIONS = {
+    "mgr": "manager", "appt": "appointment", "appts": "appointments", "bday": "birthday", "b-day": "birthday",
+    "bf": "boyfriend", "gf": "girlfriend", "hubby": "husband", "bro": "brother", "sis": "sister",
+    "db": "database", "dbs": "databases", "repo": "repository", "repos": "repositories", "infra": "infrastructure",
+    "prod": "production", "env": "environment", "envs": "environments", "config": "configuration",
+    "docs": "documentation", "k8s": "Kubernetes", "uni": "university", "dept": "department", "govt": "government",
+    "info": "information", "convo": "conversation", "meds": "medication", "approx": "approximately",
+    "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "hrs": "hours", "mins": "minutes",
+    "tmrw": "tomorrow", "ppl": "people", "fav": "favourite", "fave": "favourite", "wfh": "work from home",
+    "pto": "paid time off", "w/": "with", "w/o": "without", "pic": "photo", "pics": "photos",
+    "PM": "product or project manager", "HR": "human resources", "BP": "blood pressure", "bp": "blood pressure",
+    "OOO": "out of office",
+}
+_ABBREVIATION = re.compile(
+    r"(?<![\w/-])(?:" + "|".join(sorted((re.escape(k) for k in ABBREVIATIONS), key=len, reverse=True))
+    + r")(?![\w/-])", re.IGNORECASE)
+_ABBREVIATION_KEYS = {k.casefold(): k for k in ABBREVIATIONS if k.islower() or not k.isalpha()}
+
+
+def spell_out(text: str) -> str:
+    """Chat abbreviations spelled out ("dentist appt" -> "dentist appointment"), for embedding."""
+    def one(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if word in ABBREVIATIONS and not word.islower():
+            if word == "PM" and re.search(r"\d\s*$", text[:m.start()]):
+                return word  # "3 PM" is a time
+            return ABBREVIATIONS[word]
+        key = _ABBREVIATION_KEYS.get(word.casefold())
+        return ABBREVIATIONS[key] if key is not None else word
+    return _ABBREVIATION.sub(one, text)

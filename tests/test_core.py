@@ -442,3 +442,10 @@ def test_a_question_about_someone_never_mentioned_gets_nothing(engine):
     # people the store knows: a speaker, someone mentioned in a memory
     assert "Google" in engine.recall("When did Tomas start at Google?", user_id="u").hits[0].memory.text
     assert "Graz" in engine.recall("Where did Anja move?", user_id="u").hits[0].memory.text
+
+
+def test_a_fact_said_with_chat_abbreviations_answers_the_spelled_out_question(engine):
+    engine.ingest("My mgr is Dana Whitfield.", user_id="u")
+    engine.ingest("I walk the dog every morning.", user_id="u")
+    hits = engine.recall("who is my manager?", user_id="u").hits  # "mgr" alone: cosine 0.35, under the threshold
+    assert [h.memory.text for h in hits][:1] == ["User's mgr is Dana Whitfield."]  # stored as said

@@ -88,3 +88,25 @@ def test_question_or_request(clause, expected):
 ])
 def test_content_coverage(question, memory, share):
     assert text.content_coverage(text.tokenize(question), text.tokenize(memory)) == pytest.approx(share)
+
+
+# Chat clips and abbreviates words MiniLM reads poorly ("User's mgr is Dana" vs "who is my manager?": cosine 0.34,
+# 0.69 spelled out). Both sides are embedded spelled out; times, units and words that merely contain one are left.
+@pytest.mark.parametrize("source, spelled", [
+    ("User's mgr is Dana.", "User's manager is Dana."),
+    ("dentist appt on Friday", "dentist appointment on Friday"),
+    ("The prod db runs on k8s.", "The production database runs on Kubernetes."),
+    ("Our PM is Deepa.", "Our product or project manager is Deepa."),
+    ("The docs live in the repo", "The documentation live in the repository"),
+    ("my bf's bday is in May", "my boyfriend's birthday is in May"),
+    ("BP was 140 over 90", "blood pressure was 140 over 90"),
+    ("I wfh on Fridays", "I work from home on Fridays"),
+])
+def test_abbreviations_are_spelled_out(source, spelled):
+    assert text.spell_out(source) == spelled
+
+
+@pytest.mark.parametrize("source", ["The call is at 3 PM.", "meet at 5pm", "The database is in the reproduction lab.",
+                                    "Dbrand makes skins", "a bpm of 120", "I am the PMO lead"])
+def test_what_is_not_an_abbreviation_is_left_alone(source):
+    assert text.spell_out(source) == source

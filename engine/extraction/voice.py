@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .. import text as textlib
+
 
 _MODALS = {"can", "could", "will", "would", "should", "must", "might", "may", "shall", "did", "was", "had",
            "used", "cannot", "can't", "won't", "wouldn't", "couldn't", "shouldn't", "didn't", "wasn't"}
@@ -134,12 +136,13 @@ def embedding_text(text: str, speaker: str | None) -> str:
 
     Every memory of one person carries their name, so a question naming them would otherwise score
     all of those memories on the name alone (the engine asks such questions about "the user" too).
+    Abbreviations are spelled out ("appt" -> "appointment"), as they are in questions.
     """
     if speaker:
         name = " ".join(speaker.split())[:60]
         if name:
             text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "User", text)
-    return text
+    return textlib.spell_out(text)  # chat abbreviations, as the question's are (recall)
 
 
 def person_names(speaker: str | None) -> tuple[str, str, str]:
