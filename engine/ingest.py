@@ -170,7 +170,11 @@ class Ingest:
         restated = extractlib.restate(old.text, cand.clause)
         if restated is None:
             return cand, vector
-        text, value = restated
+        text, value, inferred = restated
+        if inferred:
+            # Read from the kind of value, not named by the change: the user's own sentence stays in the memory
+            # beside the fact it was read as, and a question worded like either finds it.
+            text = f"{text} {cand.text}"
         if old.attribute == "note":
             # A note's value is its whole clause: the bare new value ("Porto") is not the fact, and two
             # colleagues who both moved to Porto are two notes.

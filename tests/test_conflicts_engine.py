@@ -93,9 +93,10 @@ def test_an_update_that_only_says_the_new_value_is_restated_with_it(engine):
     first = engine.ingest("My yoga class is on Tuesdays.", user_id="u")
     result = engine.ingest("yoga got moved, it's Thursdays now", user_id="u")
     assert result.superseded_ids == [m.id for m in first.memories]
-    assert result.memories[0].text == "User's yoga class is on Thursdays."
+    # the fact as read, then the user's sentence it was read from (the change did not name what it replaced)
+    assert result.memories[0].text == "User's yoga class is on Thursdays. Yoga got moved, it's Thursdays now."
     hits = engine.recall("what day is my yoga class?", user_id="u").hits
-    assert [h.memory.text for h in hits][:1] == ["User's yoga class is on Thursdays."]
+    assert [h.memory.id for h in hits][:1] == [result.memories[0].id]
 
 
 def test_a_change_that_does_not_say_the_new_value_is_not_restated(engine):

@@ -35,7 +35,7 @@ KEPT = [
 
 @pytest.mark.parametrize("old, clause, text, value", RESTATED)
 def test_an_update_is_restated_as_the_fact_it_changes(old, clause, text, value):
-    assert restate(old, clause) == (text, value)
+    assert restate(old, clause) == (text, value, False)
 
 
 @pytest.mark.parametrize("old, clause", KEPT)
@@ -71,7 +71,7 @@ KEPT_BY_KIND = [
 
 @pytest.mark.parametrize("old, clause, text, value", RESTATED_BY_KIND)
 def test_the_one_new_value_of_the_old_values_kind_takes_its_place(old, clause, text, value):
-    assert restate(old, clause) == (text, value)
+    assert restate(old, clause) == (text, value, True)  # inferred: the change did not name what it replaced
 
 
 @pytest.mark.parametrize("old, clause", KEPT_BY_KIND)

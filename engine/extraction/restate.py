@@ -14,8 +14,15 @@ stay with it as its source message.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .. import text as textlib
+
+
+class Restated(NamedTuple):
+    text: str  # the old memory's sentence with the new value in the old one's place
+    value: str  # the new value
+    inferred: bool = False  # found by kind of value, not named by the change ("from X to Y")
 
 _DETERMINER = r"(?:a|an|the|my|our|their|his|her|its|your)"
 _PRONOUNS = {"it", "them", "that", "this", "one", "ones", "those", "these", "him", "her", "something"}
@@ -43,7 +50,7 @@ _NAME_TOKEN = re.compile(r"\b[A-Z0-9][\w+-]*(?:\.[\w+-]+)*")
 _MAX_VALUE_WORDS = 5
 
 
-def restate(old_text: str, clause: str) -> tuple[str, str] | None:
+def restate(old_text: str, clause: str) -> Restated | None:
     """The old memory restated with the value the clause puts in its place, and that value; None when
     the clause does not say both what was replaced in ``old_text`` and what replaced it."""
     for pattern in _NAMED:
@@ -103,7 +110,7 @@ def _after_name(text: str, start: int) -> bool:
     return bool(before) and before[-1][:1].isupper() and before[-1].casefold() not in {"user", "user's"}
 
 
-def _by_kind(old_text: str, clause: str) -> tuple[str, str] | None:
+def _by_kind(old_text: str, clause: str) -> Restated | None:
     """The old value replaced by the clause's one new value of the same kind; None unless the old memory holds
     exactly one value of that kind and the clause exactly one it does not already hold."""
     said = old_text.casefold()
@@ -115,7 +122,7 @@ def _by_kind(old_text: str, clause: str) -> tuple[str, str] | None:
         new = {clause[a:b] for a, b in spans
                if not re.search(rf"(?<!\w){re.escape(clause[a:b].casefold())}(?!\w)", said)}
         if len(new) == 1 and not maybe:
-            return _put(old_text, old[0], new.pop())
+            return _put(old_text, old[0], new.pop(), inferred=True)
     return None
 
 
@@ -173,11 +180,11 @@ def _only_name(text: str, clause: str, *, named: bool) -> tuple[int, int] | None
     return spans[0] if named and len(spans) == 1 else None
 
 
-def _put(text: str, span: tuple[int, int] | None, new: str) -> tuple[str, str] | None:
+def _put(text: str, span: tuple[int, int] | None, new: str, inferred: bool = False) -> Restated | None:
     if span is None:
         return None
     start, end = span
     before = text[:start]
     if re.search(rf"\b{_DETERMINER}\s+$", before, re.IGNORECASE):
         new = _bare(new)  # "a Ford Focus" -> "a Skoda Octavia", not "a a Skoda Octavia"
-    return before + new + text[end:], new
+    return Restated(before + new + text[end:], new, inferred)
