@@ -8,7 +8,8 @@ Rules, in order:
    one city). For attributes no rule knows (generic "my X is Y" slots), the two facts must also be
    at least `conflict_threshold` similar, so a loose slot name cannot pair unrelated facts.
 4. Accumulating slots (hobbies, pets, languages...) only change on an explicit switch ("switched
-   to", "instead", "no longer"): "I also play piano" leaves "I play guitar" alone.
+   to", "instead", "no longer") or correction, also one said earlier in the sentence ("oops, I meant Biscuit
+   is the cat, my dog is called Pepper"): "I also play piano" leaves "I play guitar" alone.
 5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
    replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
@@ -154,7 +155,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             reason = ("a single-valued slot holds one value" if canonical else
                       f"same slot and at least {conflict_threshold} similar") if targets else ""
         elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute))
-              or (cand.multi and STRONG_CUES.search(cand.clause))):
+              or (cand.multi and (cand.correction or STRONG_CUES.search(cand.clause)))):
             # A guessed accumulating slot ("I now also speak Turkish" filed under languages) only
             # changes on an explicit switch, like an understood one (rule 4).
             ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
@@ -290,7 +291,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 return [n.memory.id], looked, f"the message changes the {thing!r} this memory is filed under"
     if _accumulating(cand.attribute):
         return [], looked, ""
-    cued = bool(OPEN_CUES.search(cand.clause))
+    cued = cand.correction or bool(OPEN_CUES.search(cand.clause))
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue

@@ -127,3 +127,17 @@ def test_two_people_restated_to_the_same_value_are_both_kept(engine):
     active = active_texts(engine, "u")
     assert any("Ana Ruiz" in t and "Porto" in t for t in active) and any("Ben Cole" in t and "Porto" in t for t in active)
     assert not any("Faro" in t or "Braga" in t for t in active)
+
+
+def test_a_correction_said_once_applies_to_every_clause_of_its_sentence(engine):
+    first = engine.ingest("My dog is called Biscuit.", user_id="u")
+    result = engine.ingest("oops, I meant Biscuit is the cat, my dog is called Pepper", user_id="u")
+    assert first.memories[0].id in result.superseded_ids
+    assert not any("dog is called Biscuit" in t for t in active_texts(engine, "u"))
+
+
+def test_without_a_correction_a_second_pet_name_sits_beside_the_first(engine):
+    engine.ingest("My dog is called Biscuit.", user_id="u")
+    engine.ingest("We adopted a puppy last week, my other dog is called Pepper", user_id="u")
+    texts = active_texts(engine, "u")
+    assert any("Biscuit" in t for t in texts) and any("Pepper" in t for t in texts)

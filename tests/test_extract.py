@@ -270,3 +270,9 @@ def test_getting_an_unknown_thing_is_not_a_tool(message):
 def test_a_person_named_inside_a_request_is_kept(message, words):
     texts = [c.text for c in extract(message)]
     assert any(all(w in t for w in words) and "asked" not in t for t in texts), texts
+
+
+def test_a_correction_marks_every_clause_of_its_sentence_only():
+    said = extract("my bad, I meant Biscuit is the cat, my dog is called Pepper. I also have a hamster called Gus.")
+    assert [c.correction for c in said if "Pepper" in c.text] == [True]
+    assert [c.correction for c in said if "Gus" in c.text] == [False]

@@ -18,6 +18,7 @@ class Candidate:
     replaced_value: str | None = None  # "switched from X to Y", "no longer X": the X
     understood: bool = True  # False when no rule matched and the attribute is a best guess
     elliptical: bool = False  # "oops, I meant Tuesday": a bare value correcting the last thing said
+    correction: bool = False  # its sentence says it corrects what was said ("oops, I meant …, my dog is Pepper")
     # Which rule produced it: a row name of the rule table, "<row> (negated)" for "I no longer …",
     # "fallback" for a clause kept as a note, "correction" for an elliptical correction and what it
     # becomes, "structured" for a fact given as (subject, attribute, value).

@@ -16,7 +16,7 @@ from .candidate import Candidate
 from .requests import instruction, unwrap
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
-from .vocabulary import IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
+from .vocabulary import CORRECTION_CUES, IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
 from .voice import finish_sentence, person_names, restore_dropped_subject, third_person
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
@@ -91,8 +91,10 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
         if textlib.is_question_or_request(sentence):
             people.extend(_people_named(sentence, subject_key, S, P))
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
+        corrects = bool(CORRECTION_CUES.search(sentence))
         for clause in textlib.split_clauses(sentence):
-            candidates.extend(_extract_clause(clause, subject_key, S, P, cue_in_sentence))
+            found = _extract_clause(clause, subject_key, S, P, cue_in_sentence)
+            candidates.extend([replace(c, correction=True) for c in found] if corrects else found)
     if not candidates:
         candidates = _request_as_note(textlib.normalize(message), subject_key, S)
     return _dedupe(candidates + people)

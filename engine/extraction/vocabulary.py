@@ -154,6 +154,10 @@ UPDATE_CUES = re.compile(
     r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling)\b",
     re.IGNORECASE,
 )
+# Saying outright that something said before was wrong: holds for every clause of the sentence.
+CORRECTION_CUES = re.compile(
+    r"\b(?:i meant|meant to say|correction|scratch that|my bad|oops|typo|i misspoke|i was wrong|that was wrong|"
+    r"mistake)\b", re.IGNORECASE)
 FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECASE)
 INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|not)\s+(?P<old>[\w .+#-]+?)(?:[,.;]|$)", re.IGNORECASE)
 IMPORTANT = re.compile(
