@@ -164,6 +164,23 @@ def _stem(token: str) -> str:
     return token
 
 
+# British spellings read as American ones, so "favourite" and "favorite" are one word: -our, -re, -ise and a
+# doubled l before -ed/-ing. A word that only looks like one ("raise" -> "raize") changes alike on both sides.
+_SPELLING = [
+    (re.compile(r"^(colo|flavo|favo|neighbo|behavio|hono|humo|labo|harbo|rumo|savo|armo|odo|vapo|endeavo)ur"), r"\1r"),
+    (re.compile(r"^(cent|theat|met|kilomet|centimet|millimet|lit|fib|calib|sab|lust|somb)re(s|d)?$"), r"\1er\2"),
+    (re.compile(r"(?<=\w{3})(?:is|ys)(e|es|ed|ing|er|ers|ation|ations)$"), r"iz\1"),
+    (re.compile(r"^(travel|cancel|label|model|fuel|level|signal|counsel|total|dial|channel|tunnel|jewel)l(ed|ing|er|ers)$"),
+     r"\1\2"),
+]
+
+
+def _american(word: str) -> str:
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    return word
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercased, stopword-free, lightly stemmed tokens for BM25."""
     tokens = []
@@ -171,7 +188,7 @@ def tokenize(text: str) -> list[str]:
         raw = raw.strip(".")
         if not raw or raw in STOPWORDS:
             continue
-        tokens.append(_stem(raw))
+        tokens.append(_stem(_american(raw)))
     return tokens
 
 

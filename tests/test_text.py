@@ -110,3 +110,13 @@ def test_abbreviations_are_spelled_out(source, spelled):
                                     "Dbrand makes skins", "a bpm of 120", "I am the PMO lead"])
 def test_what_is_not_an_abbreviation_is_left_alone(source):
     assert text.spell_out(source) == source
+
+
+# British and American spellings are one word to BM25 and to the conflict rules.
+@pytest.mark.parametrize("british, american", [
+    ("my favourite colour", "my favorite color"), ("travelled to the centre", "traveled to the center"),
+    ("we organised it", "we organized it"), ("a 10 kilometre run", "a 10 kilometer run"),
+    ("cancelled the flavour", "canceled the flavor"),
+])
+def test_spelling_variants_tokenize_alike(british, american):
+    assert text.tokenize(british) == text.tokenize(american)
