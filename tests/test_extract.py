@@ -276,3 +276,14 @@ def test_a_correction_marks_every_clause_of_its_sentence_only():
     said = extract("my bad, I meant Biscuit is the cat, my dog is called Pepper. I also have a hamster called Gus.")
     assert [c.correction for c in said if "Pepper" in c.text] == [True]
     assert [c.correction for c in said if "Gus" in c.text] == [False]
+
+
+# "Mum", "Dad", "Grandma" written as names are the speaker's own: "Mum moved to Bristol" is "User's mum".
+@pytest.mark.parametrize("message, words", [
+    ("Mum moved down to Bristol last month.", "User's mum moved down to Bristol"),
+    ("Dad's birthday is on the 4th of June.", "User's dad's birthday"),
+    ("Visiting Grandma in Cork this weekend.", "User's grandma"),
+    ("My Mum is a nurse.", "User's mum is a nurse"),  # already the user's: not "my my mum"
+])
+def test_a_parent_called_by_title_is_the_speakers(message, words):
+    assert any(words.lower() in c.text.lower() for c in extract(message)), [c.text for c in extract(message)]

@@ -80,7 +80,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     people: list[Candidate] = []  # named inside questions and requests
-    for sentence in _pronouns_resolved(textlib.split_sentences(textlib.normalize(message))):
+    for sentence in _pronouns_resolved([_kin_named(s) for s in textlib.split_sentences(textlib.normalize(message))]):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
             candidates.extend(instructed)
@@ -125,6 +125,17 @@ _PERSON_MENTION = re.compile(
     rf"\b(?i:my|our)\s+(?P<adj>(?!(?i:and|or)\b)[\w-]+\s+(?=(?i:{_FEMALE}|{_MALE}|{_EITHER})(?!\w)))?"
     rf"(?P<rel>(?i:{_FEMALE}|{_MALE}|{_EITHER}))(?!\w)(?!'s\s+[A-Z])(?:,?\s+(?P<name>[A-Z][\w'-]+)(?![\w'-]))?")
 _LEADING_PRONOUN = re.compile(r"^(?P<p>he|she)(?P<be>'s|\s+is)?\b", re.IGNORECASE)
+
+
+# "Mum", "Dad", "Grandma" written as a name (capitalised, with no "my" before it) are the speaker's own.
+_KIN_AS_NAME = re.compile(r"(?<![\w'-])(?<!my )(?<!My )(?<!our )(?<!Our )(?<!your )(?<!his )(?<!her )(?<!their )"
+                          r"(?<!'s )(Mum|Mom|Mam|Mummy|Mommy|Dad|Daddy|Grandma|Grandpa|Granny|Gran|Nan|Nana|Grandad|"
+                          r"Granddad)(?![\w-])")
+
+
+def _kin_named(sentence: str) -> str:
+    """"Mum moved to Bristol" -> "my mum moved to Bristol"."""
+    return _KIN_AS_NAME.sub(lambda m: "my " + m.group(1).lower(), sentence)
 
 
 def _pronouns_resolved(sentences: list[str]) -> list[str]:
