@@ -134,7 +134,8 @@ class Ingest:
         return plan_candidate(cand, state, nearest, user_id=user_id, message_id=message_id,
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
-                              open_world_floor=s.open_world_floor)
+                              open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
+                              value_update_margin=s.value_update_margin)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:

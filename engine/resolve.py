@@ -20,10 +20,15 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
 7. Open world, for what the slot table misses (the fact was filed under another attribute, or under
    none): a clause that names an old memory's value with a switch ("sold the Clio", "replaced
    Rollbar with Sentry", "switched from Django to FastAPI") replaces that memory wherever it was
-   filed; otherwise a memory about the same thing (a shared topic word) with a value of the same kind
+   filed; a change said of a thing ("changed the venue to …") replaces the memory filed under that thing or
+   about it ("The wedding venue is …"); otherwise a memory about the same thing (a shared topic word) with a value of the same kind
    (compete.py) is replaced when the new one is a quantity or carries an update cue, and the two are
    at least `open_world_floor` similar. Accumulating slots (hobbies, tools, languages) are never
    replaced by topic alone, only when their value is named.
+8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
+   43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
+   memory holding a value of that kind it is nearest, when at least `value_update_floor` similar and no
+   other such memory is within `value_update_margin` of it (two candidates: anyone's guess, nothing goes).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -38,7 +43,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
-from .extraction.compete import changed_thing, competes, names_old_value, names_slot, relation, value_kind
+from .extraction.compete import (changed_thing, competes, names_old_value, names_slot, names_subject, relation,
+                                 topic_words, value_kind, value_kinds)
 from .model import Memory
 
 STRONG_CUES = re.compile(
@@ -59,9 +65,10 @@ SWITCH_CUES = re.compile(
 OPEN_CUES = re.compile(
     r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|"
     r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|"
-    r"up to|down to|cut (?:down|back)|grew|shrank|upgraded|downgraded|migrat(?:ed|ing)|switch(?:ed|ing)?|"
+    r"up to|down to|cut (?:down|back)|grew|shrank|upgrad(?:e|ed|ing)|downgrad(?:e|ed|ing)|promoted|demoted|"
+    r"migrat(?:ed|ing)|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"
-    r"changed|shifted|rescheduled|postponed|pushed|updated)\b",
+    r"changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone|going) (?:to|with|for))\b",
     re.IGNORECASE,
 )
 
@@ -125,7 +132,8 @@ Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest
 
 def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_id: str, message_id: int,
                    conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
-                   cue_neighbours: int = 5, open_world_floor: float = 0.40) -> Plan:
+                   cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
+                   value_update_margin: float = 0.05) -> Plan:
     """Decide what one new fact does (rules in the module docstring)."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
@@ -179,6 +187,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         # A named replaced value is replaced wherever it was filed, besides in its own slot.
         found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor,
                                          named_only=bool(targets))
+        if not found and not targets:
+            found, why = _bare_value_update(cand, nearest(slot_neighbours), user_id, message_id, value_update_floor,
+                                            value_update_margin)
         compared += [c for c in looked if c not in compared]
         extra = [i for i in found if i not in targets]
         if extra:
@@ -287,7 +298,8 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     thing = changed_thing(cand.clause)
     if thing is not None:
         for n in mine:
-            if not _accumulating(n.memory.attribute) and names_slot(thing, n.memory.attribute):
+            if not _accumulating(n.memory.attribute) and (names_slot(thing, n.memory.attribute)
+                                                         or names_subject(thing, n.memory.text)):
                 return [n.memory.id], looked, f"the message changes the {thing!r} this memory is filed under"
     if _accumulating(cand.attribute):
         return [], looked, ""
@@ -301,3 +313,32 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
                                            + (", with an update cue" if cued else ", a quantity"))
     return [], looked, ""
+
+
+_NAMES_ITS_THING = re.compile(r"^(?!(?:It|That|There|Here|What|Who|He|She)'s\b)"
+                              r"(?:User's|[A-Z][\w-]*'s|Their|His|Her|Our|My|The|This|That|These|Those)\s")
+
+
+def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                       margin: float) -> tuple[list[int], str]:
+    """Rule 8: the memory a bare value said as an update replaces, and why; ([], "") for none."""
+    kind = value_kind(cand.text, sentence=True)
+    if cand.understood or kind not in ("amount", "time") or _accumulating(cand.attribute):
+        return [], ""
+    if _NAMES_ITS_THING.match(cand.text.strip()):
+        return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
+    if not (cand.correction or OPEN_CUES.search(cand.clause) or cand.update_cue):
+        return [], ""
+    holders = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
+               if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
+               and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)]
+    said = topic_words(cand.text)
+    if not holders or any(topic_words(n.memory.text) & said for n in holders):
+        return [], ""  # it says what the value is of: rule 7 judges it by that thing
+    best = holders[0]
+    if best.similarity < floor or _accumulating(best.memory.attribute):
+        return [], ""
+    if len(holders) > 1 and best.similarity - holders[1].similarity < margin:
+        return [], ""
+    return [best.memory.id], (f"a bare {kind} said as an update; the one memory holding a {kind} at least "
+                              f"{floor} similar")

@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     # Open-world conflicts (resolve.py rule 7): a memory about the same thing with a value of the same
     # kind, filed under another attribute, is replaced only when at least this similar.
     open_world_floor: float = Field(0.40, ge=0.0, le=1.0)
+    # A bare value said as an update ("I'm on 68k now", resolve.py rule 8) replaces the one memory holding a value
+    # of its kind at least this similar, and only when no other such memory is within the margin below it.
+    value_update_floor: float = Field(0.45, ge=0.0, le=1.0)
+    value_update_margin: float = Field(0.05, ge=0.0, le=1.0)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -7,7 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import about_someone_else, changed_thing, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
+from engine.extraction.compete import about_someone_else, changed_thing, names_subject, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -19,6 +19,11 @@ pytestmark = pytest.mark.unit
     ("7pm", "time"), ("10:30", "time"), ("Friday", "time"), ("March 4", "time"), ("next Tuesday", "time"),
     ("Fly.io", "name"), ("a Kia EV6", "name"), ("GitHub Actions", "name"),
     ("black coffee", "phrase"), ("cycling to work", "phrase"),
+    # numbers in words, dates said as ordinals, how often
+    ("two weeks", "amount"), ("one coffee a day", "amount"), ("one-week sprints", "amount"),
+    ("the red one", "phrase"), ("one of my friends", "phrase"),
+    ("the 20th", "time"), ("on the 3rd", "time"), ("monthly", "time"), ("every other week", "time"),
+    ("fortnightly", "time"),
 ])
 def test_value_kind(value, kind):
     assert value_kind(value) == kind
@@ -293,3 +298,42 @@ def test_a_change_about_the_same_relative_updates_them():
 ])
 def test_relation(text, who):
     assert relation(text) == who
+
+
+# Numbers said in words are amounts too: "two weeks" and "one-week sprints" are two lengths of the same thing.
+@pytest.mark.parametrize("old, new", [
+    ("User's sprint length is two weeks.", "User went to one-week sprints."),
+    ("User has three cats.", "User has four cats now."),
+])
+def test_amounts_in_words_compete(old, new):
+    assert competes(old, new)
+
+
+def test_the_same_amount_in_words_does_not_compete():
+    assert not competes("User has three cats.", "User has three cats, all black.")
+
+
+def test_a_number_in_words_is_no_topic():
+    assert not competes("User has three kids.", "User drinks three coffees a day now.")
+
+
+# A thing named as what a note is about ("The wedding venue is a barn in Kent.") is what a change of it
+# changes, wherever the note was filed: its subject's last word, not any word of it.
+@pytest.mark.parametrize("thing, text, expected", [
+    ("venue", "The wedding venue is a barn in Kent.", True),
+    ("db", "User's database is MySQL.", True),
+    ("office", "User's office dog is called Rex.", False),
+    ("venue", "User loves the venue in Kent.", False),  # the venue is not what the sentence is about
+    ("car", "User's sister's car is a Fiat.", True),
+])
+def test_names_subject(thing, text, expected):
+    assert names_subject(thing, text) is expected
+
+
+WEDDING_VENUE = mem(9, "note", "The wedding venue is a barn in Kent", "The wedding venue is a barn in Kent.")
+
+
+def test_a_change_of_a_thing_replaces_the_note_about_it():
+    c = cand("note", "the venue to a hotel in Brighton", "User changed the venue to a hotel in Brighton.",
+             "We changed the venue to a hotel in Brighton.", understood=False, multi=True)
+    assert run(c, (WEDDING_VENUE, 0.34)).supersede_ids == [9]

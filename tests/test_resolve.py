@@ -81,10 +81,11 @@ CASES = [
      SlotState(others=[mem(6, "diet", "three coffees", multi=True)]),
      [(mem(6, "diet", "three coffees", multi=True), 0.30)], "created", [], True),
     ("6 a cue with an empty slot replaces the nearest memory anywhere above threshold + margin",
-     cand("note", "10", multi=True, understood=False, update_cue=True, subject="user"),
-     SlotState(), [(mem(7, "meeting_time", "9", subject="user"), THRESHOLD + MARGIN + 0.01)], "superseded", [7], True),
-    ("6 ... not below threshold + margin", cand("note", "10", multi=True, understood=False, update_cue=True),
-     SlotState(), [(mem(7, "meeting_time", "9"), THRESHOLD + MARGIN - 0.01)], "created", [], True),
+     cand("note", "the cafe", multi=True, understood=False, update_cue=True, subject="user"),
+     SlotState(), [(mem(7, "meeting_place", "the office", subject="user"), THRESHOLD + MARGIN + 0.01)], "superseded",
+     [7], True),
+    ("6 ... not below threshold + margin", cand("note", "the cafe", multi=True, understood=False, update_cue=True),
+     SlotState(), [(mem(7, "meeting_place", "the office"), THRESHOLD + MARGIN - 0.01)], "created", [], True),
     ("6 ... never an accumulating slot's memory", cand("note", "cats", multi=True, understood=False, update_cue=True),
      SlotState(), [(GUITAR, 0.95)], "created", [], True),
     ("6 ... never another subject's when the fact was understood",
@@ -162,3 +163,50 @@ def test_named_subject(text, about):
 def test_moving_something_off_a_value_is_a_switch(clause, switch):
     from engine.resolve import SWITCH_CUES
     assert bool(SWITCH_CUES.search(clause)) is switch
+
+
+# Rule 8: a value said with a cue and nothing of what it is the value of ("I'm on 68k now", "actually a 43 in
+# most brands") updates the one memory of the user's holding a value of that kind it is near, when no other
+# such memory is about as near (then it is anyone's guess, and nothing is replaced).
+SALARY = mem(20, "salary", "60k", text="User's salary is 60k.")
+SHOES = mem(21, "shoe_size", "42", text="User's shoe size is 42.")
+WORK_HOURS = mem(22, "note", "works 40 hours a week", multi=True, text="User works 40 hours a week.")
+SLEEP = mem(23, "note", "sleeps about 6 hours a night", multi=True, text="User sleeps about 6 hours a night.")
+STANDUP = mem(24, "note", "standup is at 9am", multi=True, text="User's standup is at 9am.")
+HOBBY = mem(25, "hobbies", "running", multi=True, text="User runs 30 km a week.")
+
+
+def bare_value(text: str, clause: str) -> Candidate:
+    return cand("note", clause, multi=True, understood=False, update_cue=True, clause=clause, text=text)
+
+
+@pytest.mark.parametrize("new, nearest, expected", [
+    (bare_value("User is on 68k now.", "I'm on 68k now"), [(SALARY, 0.63), (SHOES, 0.30)], [20]),
+    (bare_value("User is actually a 43 in most brands.", "im actually a 43 in most brands"),
+     [(SHOES, 0.60), (SALARY, 0.31)], [21]),
+    # too far from anything: nothing
+    (bare_value("User is on 68k now.", "I'm on 68k now"), [(SALARY, 0.41)], []),
+    # two memories about as near: nothing
+    (bare_value("Getting a solid 8 hours these days.", "Getting a solid 8 hours these days"),
+     [(WORK_HOURS, 0.49), (SLEEP, 0.46)], []),
+    # a value of another kind: a time does not update an amount
+    (bare_value("It's at 9:45 now.", "it's at 9:45 now"), [(SALARY, 0.5), (STANDUP, 0.3)], []),
+    # an accumulating slot is never updated this way
+    (bare_value("User is on 45 now.", "I'm on 45 now"), [(HOBBY, 0.6)], []),
+    # a clause about a thing the store knows goes by that thing (rule 7), not by the nearest value
+    (bare_value("User's rent is 950 now.", "my rent is 950 now"), [(SALARY, 0.55)], []),
+])
+def test_a_bare_value_update_replaces_the_one_near_memory_of_its_kind(new, nearest, expected):
+    assert plan(new, nearest=near(*nearest)).supersede_ids == expected
+
+
+def test_a_bare_time_said_of_it_updates_the_one_near_time():
+    new = bare_value("It's at 9:45 now.", "it's at 9:45 now")
+    assert plan(new, nearest=near((STANDUP, 0.5), (SALARY, 0.3))).supersede_ids == [24]
+
+
+@pytest.mark.parametrize("clause", ["Staging is on Ubuntu 24.04 after the upgrade", "Just got promoted to senior developer",
+                                    "We went to one-week sprints", "we went with Linear in the end"])
+def test_saying_a_value_changed_is_an_open_world_cue(clause):
+    from engine.resolve import OPEN_CUES
+    assert OPEN_CUES.search(clause)

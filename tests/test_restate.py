@@ -19,6 +19,7 @@ RESTATED = [
     ("User's electricity supplier is EDF.", "Swapped EDF for Octopus Energy since the spring.",
      "User's electricity supplier is Octopus Energy.", "Octopus Energy"),
     ("User plays a Yamaha P-45.", "Traded in the P-45 for a Roland FP-30.", "User plays a Roland FP-30.", "Roland FP-30"),
+    ("User's car is a 2012 Golf.", "Traded the Golf in for a Model 3.", "User's car is a Model 3.", "Model 3"),
 ]
 
 KEPT = [
@@ -58,6 +59,8 @@ RESTATED_BY_KIND = [
     ("The backend is written in Ruby.", "The backend rewrite in Go shipped, Ruby is gone.",
      "The backend is written in Go.", "Go"),
     ("User's standup is at 9:30.", "Standup is 10:15 from next week.", "User's standup is at 10:15.", "10:15"),
+    ("The deploy freeze starts on the 15th.", "Freeze got pushed to the 20th.", "The deploy freeze starts on the 20th.",
+     "20th"),
 ]
 
 KEPT_BY_KIND = [
@@ -66,6 +69,10 @@ KEPT_BY_KIND = [
     ("User lives in Lyon.", "we finally moved house"),  # no new value
     ("User has an iPhone 12.", "the 12 is dying"),  # the clause repeats the old value
     ("User's manager is Tom.", "Anna and Priya run the team now"),  # two new names
+    # the thing changed to is no name: "a barn in Kent" is not "a barn in a hotel"
+    ("The wedding venue is a barn in Kent.", "We changed the venue to a hotel in Brighton."),
+    # the old memory holds another value tied to the one replaced: its price was Spotify's, not Apple Music's
+    ("User pays 12 euros for Spotify.", "Cancelled Spotify, using Apple Music"),
 ]
 
 

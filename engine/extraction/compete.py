@@ -16,7 +16,9 @@ _TIME = re.compile(
     r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends?|january|february|march|april|"
     r"june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
-    r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year))\b",
+    r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year)|"
+    r"\d{1,2}(?:st|nd|rd|th)|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|biweekly|"
+    r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
@@ -25,12 +27,32 @@ _NUMBER = re.compile(r"\d")
 _AMOUNT = re.compile(r"^\d[\d,.]*(?:k|m|bn|%)?$", re.IGNORECASE)
 
 
+# Numbers said in words ("two weeks", "one-week sprints"). "one" alone is as often a pronoun ("the red one"),
+# so it counts only joined to what it measures.
+_NUMBER_WORD = re.compile(
+    r"^(?:(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
+    r"seventy|eighty|ninety|hundred|thousand|dozen)(?:-[a-z]+)?|one-[a-z]+)$", re.IGNORECASE)
+
+
+_NOT_COUNTED = frozenset({"of", "more", "another", "day", "thing", "way", "time", "or", "and", "too", "by"})
+
+
+def _number_word(word: str, after: str = "") -> str | None:
+    """The number a word says ("two", "one-week" -> "one"; "one" before what it counts: "one coffee"), or None."""
+    word = word.strip(".,").casefold()
+    if word == "one" and after[:1].islower() and after.casefold() not in _NOT_COUNTED:
+        return "one"
+    return word.split("-")[0] if _NUMBER_WORD.match(word) else None
+
+
 def _has_amount(text: str) -> bool:
     words = re.findall(r"[\w.,%+#-]+", text)
-    for before, word in zip([""] + words, words):
+    for before, word, after in zip([""] + words, words, words[1:] + [""]):
         before = before.rstrip(".,")
         # "Pixel 9" is a version; "costs User 40 pounds" is an amount: "User" stands for the person.
         if _AMOUNT.match(word.rstrip(".,")) and (not _NAME.match(before) or before.casefold() == "user"):
+            return True
+        if _number_word(word, "" if word.endswith((".", ",")) else after):
             return True
     return False
 _NAME = re.compile(r"^(?:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|\w*\d\w*[A-Za-z]\w*)$")
@@ -51,13 +73,16 @@ week weeks month months year years day days night nights hour hours minute minut
 tomorrow last next ago morning evening a an per each every about around roughly only just
 euro euros dollar dollars pound pounds usd eur gbp k percent per cent bucks quid yen
 user project they them he she someone somebody ask asked asking
+one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty sixty seventy eighty
+ninety hundred thousand dozen
 """
 _NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
 
 
 # Short forms people use for the same thing: "the db" is the database.
 _SAME_THING = {"db": "databas", "repo": "repository", "cell": "phon", "mobil": "phon", "pc": "computer",
-               "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl"}
+               "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl",
+               "mom": "mum", "mam": "mum", "mother": "mum", "dad": "father"}
 
 
 def topic_words(text: str) -> set[str]:
@@ -94,9 +119,12 @@ def value_kind(value: str, *, sentence: bool = False) -> str:
 def _value_tokens(text: str) -> set[str]:
     """Numbers and names in a sentence: the part of it that changes when a fact is updated."""
     out = set()
-    for w in _value_words(text, sentence=True):
+    words = _value_words(text, sentence=True)
+    for w, after in zip(words, words[1:] + [""]):
         if _NUMBER.search(w) or _NAME.match(w):
             out.update(textlib.tokenize(w) or [w.casefold()])
+        elif (number := _number_word(w, after)) is not None:
+            out.add(number)
     return out
 
 
@@ -139,6 +167,19 @@ def names_slot(thing: str, attribute: str) -> bool:
     "office_dog"'s although that slot's name shares a word with "the office"."""
     head = _head_stem(attribute.replace("_", " "))
     return head is not None and head == _head_stem(thing)
+
+
+# What a memory sentence is about: the last word of its subject ("The wedding venue is …" -> "venue").
+_SUBJECT_HEAD = re.compile(
+    r"^(?:(?:User|[A-Z][\w-]*)'s\s+(?:[\w-]+'s\s+)?|(?:The|Our|My|Their)\s+)(?:[\w-]+\s+){0,3}?(?P<head>[\w-]+)\s+"
+    r"(?:is|are|was|were|has|have|costs?|runs?|meets?|starts?|ends?|lives?)\b")
+
+
+def names_subject(thing: str, text: str) -> bool:
+    """Is a changed thing what a memory sentence is about? The last word of its subject: "venue" is what "The
+    wedding venue is a barn in Kent." is about; "office" is not what "User's office dog is Rex." is about."""
+    match = _SUBJECT_HEAD.match(text.strip())
+    return match is not None and _head_stem(match["head"]) == _head_stem(thing)
 
 
 def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:

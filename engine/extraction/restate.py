@@ -57,25 +57,28 @@ def restate(old_text: str, clause: str) -> Restated | None:
         match = pattern.search(clause)
         if match and not _RENAMED_THING.search(clause):
             new = _new_value(match.group("new"))
-            old = _bare(match.group("old"))
+            old = re.sub(r"\s+(?:in|back|up|off|away)$", "", _bare(match.group("old")), flags=re.IGNORECASE)
             if new is None:
                 return None
             span = (_find(old_text, old) if old.casefold() not in _PRONOUNS
                     else _only_name(old_text, clause, named=True))
-            return _put(old_text, span, new)
+            return _put(old_text, span, new)  # naming a value this memory does not hold: not this memory's change
     match = _TOPIC.search(clause) or _RENAMED_TO.search(clause)
     if match:
         new = _new_value(match.group("new"))
         if new is not None:
+            if not _NAME_TOKEN.search(new):
+                return None  # a name replaced by a plain phrase ("changed the venue to a hotel"): not like for like
             return _put(old_text, _only_name(old_text, clause, named=False), new)
     return _by_kind(old_text, clause)
 
 
-# Values by kind, for a change that only says the new value. A clock time, a weekday or a month; an amount
+# Values by kind, for a change that only says the new value. A clock time, a day of the month, a weekday or a
+# month; an amount
 # (a number not after a name, which would make it a version: "iPhone 12"), two numbers read as one
 # ("140 over 90", "122/80"); a name (a capitalised word or several, not the sentence's first word).
 _TIME_VALUE = re.compile(
-    r"(?<![\w:])(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|noon|midnight|"
+    r"(?<![\w:])(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|\d{1,2}(?:st|nd|rd|th)|noon|midnight|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|"
     r"october|november|december)(?![\w:])", re.IGNORECASE)
 _AMOUNT_VALUE = re.compile(r"(?<![\w.,:/])\d[\d,.]*(?:k|%)?(?:\s*(?:/|over)\s*\d[\d,.]*)?(?![\w:/])",
@@ -112,10 +115,13 @@ def _after_name(text: str, start: int) -> bool:
 
 def _by_kind(old_text: str, clause: str) -> Restated | None:
     """The old value replaced by the clause's one new value of the same kind; None unless the old memory holds
-    exactly one value of that kind and the clause exactly one it does not already hold."""
+    exactly one value (of any kind) and the clause exactly one of that kind it does not already hold."""
     said = old_text.casefold()
+    held = {kind: _spans(old_text, kind)[0] for kind in ("time", "amount", "name")}
+    if sum(len(spans) for spans in held.values()) != 1:
+        return None  # "pays 12 euros for Spotify": the price was Spotify's, and would be wrong for what replaced it
     for kind in ("time", "amount", "name"):
-        old, _ = _spans(old_text, kind)
+        old = held[kind]
         if len(old) != 1:
             continue
         spans, maybe = _spans(clause, kind)
