@@ -1,0 +1,42 @@
+"""Updates worded in ways no slot rule was written for, end to end on the real engine (SQLite, Chroma, MiniLM).
+Our own sentences (a probe written before the open-world rules they exercise), not evaluation cases: the old
+fact must be gone from recall and the new one served first."""
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+UPDATES = [
+    # (messages, question, expected in the top hit, the old fact's words that must not be served)
+    (["Our sprint length is two weeks.", "We went to one-week sprints."], "how long are our sprints?",
+     "one-week", "two weeks"),
+    (["The book club meets monthly.", "Book club is every two weeks now."], "how often does book club meet?",
+     "two weeks", "monthly"),
+    (["Our staging server runs Ubuntu 20.04.", "Staging is on Ubuntu 24.04 after the upgrade."],
+     "what OS does staging run?", "24.04", "20.04"),
+    (["My mom lives in Leeds.", "Mum moved down to Bristol to be closer to us."], "where does my mom live?",
+     "Bristol", "Leeds"),
+    (["My salary is 60k.", "Got a raise, I'm on 68k now."], "what's my salary?", "68k", "60k"),
+    (["The deploy freeze starts on the 15th.", "Freeze got pushed to the 20th."],
+     "when does the deploy freeze start?", "20th", "15th"),
+    (["My car is a 2012 Golf.", "Traded the Golf in for a Model 3."], "what car do I drive?", "Model 3", "2012 Golf"),
+    (["I drink three coffees a day.", "Down to one coffee a day."], "how much coffee do I drink?", "one coffee",
+     "three coffees"),
+]
+
+
+@pytest.mark.parametrize("messages, question, expected, old", UPDATES, ids=[u[1] for u in UPDATES])
+def test_an_update_in_other_words_replaces_the_fact(engine, messages, question, expected, old):
+    for message in messages:
+        engine.ingest(message, user_id="u")
+    hits = engine.recall(question, user_id="u").hits
+    assert hits and expected in hits[0].memory.text, [h.memory.text for h in hits]
+    assert not any(old in h.memory.text for h in hits), [h.memory.text for h in hits]
+
+
+def test_a_bare_value_between_two_candidates_replaces_neither(engine):
+    engine.ingest("I work 40 hours a week.", user_id="u")
+    engine.ingest("I sleep about 6 hours a night.", user_id="u")
+    result = engine.ingest("Getting a solid 8 hours these days.", user_id="u")
+    assert result.superseded_ids == []
