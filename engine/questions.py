@@ -121,21 +121,37 @@ def _statement_subject(subject: str) -> str:
 
 
 _ASSISTANT_QUESTION = re.compile(
-    rf"^(?:(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+)?)\s+)?"
-    rf"(?P<aux>should|must|shall)\s+you\s+(?P<verb>[^\W\d_]+)\b\s*(?P<rest>.*)$",
+    rf"^(?:(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)?)\s+)?"
+    rf"(?P<aux>should|must|shall|can|could|may)\s+you\s+(?P<verb>[^\W\d_]+)\b\s*(?P<rest>.*)$",
+    re.IGNORECASE)
+# What the assistant writes, asked about as a thing: "how long should your answers be?", "which language should
+# code be in?". Its own output only: "when should the meeting be?" is not about the assistant.
+_OUTPUT = (r"answers?|repl(?:y|ies)|responses?|code|summar(?:y|ies)|recommendations?|recs?|suggestions?|emails?|"
+           r"examples?|explanations?|messages?|texts?|feedback|translations?|drafts?|lists?|notes|posts?|captions?")
+_ASSISTANT_OUTPUT_QUESTION = re.compile(
+    rf"^(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+)?)\s+(?:should|must|can|could)\s+"
+    rf"(?:your\s+|the\s+assistant's\s+)?(?P<thing>(?:[^\W\d_]+\s+){{0,2}}?(?:{_OUTPUT}))\s+be\b\s*(?P<rest>.*)$",
     re.IGNORECASE)
 
 
 def _instruction_statement(q: str) -> str | None:
     """"what kind of books should you recommend to the user" -> "User wants the assistant to recommend
     books to them": how an instruction to the assistant is stored (extraction/requests.py)."""
+    output = _ASSISTANT_OUTPUT_QUESTION.match(q)
+    if output is not None:
+        # "how long should your answers be" -> "User wants the assistant's answers to be long"
+        wh = output["wh"].split()
+        asked = wh[-1].lower() if len(wh) > 1 and wh[-1].lower() not in ("many", "much") else ""
+        return " ".join(w for w in ("User wants the assistant's", output["thing"].lower(), "to be", output["rest"],
+                                    asked) if w)
     match = _ASSISTANT_QUESTION.match(q)
     if match is None:
         return None
     wh_noun = ""
     if match["wh"]:
         noun = _WH_NOUN.match(match["wh"])
-        wh_noun = noun.group(1).lower() if noun else ""
+        counted = re.match(r"^how\s+(?:many|much)\s+(.+)$", match["wh"], re.IGNORECASE)  # "how many bullet points"
+        wh_noun = noun.group(1).lower() if noun else counted.group(1).lower() if counted else ""
     rest = re.sub(r"\bthe user's\b", "their", match["rest"], flags=re.IGNORECASE)
     rest = re.sub(r"\bthe user\b", "them", rest, flags=re.IGNORECASE)
     rest = _you_as_assistant(rest)
@@ -145,7 +161,7 @@ def _instruction_statement(q: str) -> str | None:
 def asks_for_instruction(question: str) -> bool:
     """Does a (third-person) question ask how the assistant should behave ("what should you call the user?")?"""
     q = re.sub(r"\s+", " ", question.strip().rstrip("?!. ").strip())
-    return _ASSISTANT_QUESTION.match(q) is not None
+    return _ASSISTANT_QUESTION.match(q) is not None or _ASSISTANT_OUTPUT_QUESTION.match(q) is not None
 
 
 def _you_as_assistant(text: str) -> str:

@@ -70,6 +70,12 @@ def test_as_statement(question, statement):
     ("which units must you use for the user's recipes?", "User wants the assistant to use units for their recipes"),
     ("what should the user call you?", "User should call the assistant"),
     ("what do you know about the user?", None),  # asks what is known, not how to behave
+    ("how many bullet points can you use?", "User wants the assistant to use bullet points"),
+    # what the assistant's output should be like: its answers, its code, its recommendations
+    ("how long should your answers be?", "User wants the assistant's answers to be long"),
+    ("which language should code be in?", "User wants the assistant's code to be in language"),
+    ("what genre should book recommendations be?", "User wants the assistant's book recommendations to be genre"),
+    ("when should the meeting be?", None),  # not about the assistant
 ])
 def test_as_statement_of_an_instruction(question, statement):
     assert questions.as_statement(question) == statement
@@ -78,6 +84,8 @@ def test_as_statement_of_an_instruction(question, statement):
 @pytest.mark.parametrize("question, expected", [
     ("what should you call the user?", True), ("Should you use emoji with the user?", True),
     ("what should the user call you?", False), ("what do you know about the user?", False), ("", False),
+    ("how long should your answers be?", True), ("which language should code be in", True),
+    ("when should the meeting be?", False),
 ])
 def test_asks_for_instruction(question, expected):
     assert questions.asks_for_instruction(question) is expected
