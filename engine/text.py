@@ -287,6 +287,7 @@ ABBREVIATIONS = {
     "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "hrs": "hours", "mins": "minutes",
     "tmrw": "tomorrow", "ppl": "people", "fav": "favourite", "fave": "favourite", "wfh": "work from home",
     "pto": "paid time off", "w/": "with", "w/o": "without", "pic": "photo", "pics": "photos",
+    "rec": "recommendation", "recs": "recommendations", "convos": "conversations", "msgs": "messages",
     "PM": "product or project manager", "HR": "human resources", "BP": "blood pressure", "bp": "blood pressure",
     "OOO": "out of office",
 }

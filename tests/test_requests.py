@@ -119,3 +119,23 @@ def test_a_one_off_imperative_keeps_nothing(message):
 def test_the_reason_for_an_instruction_is_kept_as_a_fact(message, instruction_text, fact):
     texts = [text for _, text in kept(message)]
     assert instruction_text in texts and fact in texts, texts
+
+
+@pytest.mark.parametrize("message, text", [
+    ("Explain things like I'm five, I'm new to finance.", "User wants the assistant to explain things like they are five."),
+    ("Write commit messages like a senior engineer would.",
+     "User wants the assistant to write commit messages like a senior engineer would."),
+])
+def test_an_imperative_with_a_manner_is_an_instruction(message, text):
+    assert ("assistant_instruction", text) in kept(message), kept(message)
+
+
+# A request that names something of the user's is kept as a note even when another sentence of the message
+# states a fact: "Any tips for my trip to Kyoto in April? I'll be there a week." keeps the trip.
+def test_a_request_naming_the_users_thing_is_kept_beside_other_facts():
+    texts = [text for _, text in kept("Any tips for my trip to Kyoto in April? I'll be there a week.")]
+    assert any("Kyoto" in t for t in texts) and any("a week" in t for t in texts), texts
+
+
+def test_a_request_naming_only_a_person_keeps_the_person_not_the_request():
+    assert kept("Can you suggest a gift for my wife Lena?") == [("note", "User's wife is called Lena.")]

@@ -101,6 +101,7 @@ def test_content_coverage(question, memory, share):
     ("my bf's bday is in May", "my boyfriend's birthday is in May"),
     ("BP was 140 over 90", "blood pressure was 140 over 90"),
     ("I wfh on Fridays", "I work from home on Fridays"),
+    ("when you give me book recs", "when you give me book recommendations"),
 ])
 def test_abbreviations_are_spelled_out(source, spelled):
     assert text.spell_out(source) == spelled

@@ -88,16 +88,30 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
                 continue
             sentence = rest  # the reason given with it ("keep it short, I'm a beginner") is a fact of its own
         sentence = unwrap(textlib.strip_leading_filler(sentence))
-        if textlib.is_question_or_request(sentence):
-            people.extend(_people_named(sentence, subject_key, S, P))
+        named = _people_named(sentence, subject_key, S, P) if textlib.is_question_or_request(sentence) else []
+        people.extend(named)
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
         corrects = bool(CORRECTION_CUES.search(sentence))
+        from_sentence: list[Candidate] = []
         for clause in textlib.split_clauses(sentence):
             found = _extract_clause(clause, subject_key, S, P, cue_in_sentence)
-            candidates.extend([replace(c, correction=True) for c in found] if corrects else found)
-    if not candidates:
-        candidates = _request_as_note(textlib.normalize(message), subject_key, S)
+            from_sentence.extend([replace(c, correction=True) for c in found] if corrects else found)
+        # A request no rule understood that names something of the user's is kept as said, also beside the
+        # facts of the message's other sentences ("Any tips for my trip to Kyoto? I'll be there a week.").
+        if not from_sentence and not _only_names(sentence, named):
+            from_sentence = _request_as_note(sentence, subject_key, S)
+        candidates.extend(from_sentence)
     return _dedupe(candidates + people)
+
+
+def _only_names(sentence: str, named: list[Candidate]) -> bool:
+    """Does a request name nothing but the people already kept from it ("a gift for my wife Lena?")? Then the
+    request itself adds nothing to remember; "a dinner for my aunt Ingrid's retirement in Bruges" does."""
+    if not named:
+        return False
+    names = {c.value.split()[-1].casefold() for c in named}
+    said = {re.sub(r"'s$", "", w).casefold() for w in re.findall(r"(?<=\s)(?:[A-Z][\w'-]*|\S*\d\S*)", sentence)}
+    return said <= names
 
 
 def _people_named(sentence: str, subject_key: str, S: str, P: str) -> list[Candidate]:

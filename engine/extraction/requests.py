@@ -76,9 +76,13 @@ def _you(text: str) -> str:
     return re.sub(r"\byou\b", "the assistant", text, flags=re.IGNORECASE)
 
 
+_THEY_VERB = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
 def _their(voiced: str, S: str) -> str:
-    """An instruction names the user first, so later the user is "them" and their things "their"."""
+    """An instruction names the user first, so later the user is "them", "they" and their things "their"."""
     voiced = re.sub(rf"\b{re.escape(S)}'s\b", "their", voiced)
+    voiced = re.sub(rf"(?<=\s){re.escape(S)}\s+(is|was|has|does)\b", lambda m: f"they {_THEY_VERB[m.group(1)]}", voiced)
     return re.sub(rf"(?<=\s){re.escape(S)}\b", "them", voiced)
 
 
@@ -96,7 +100,7 @@ _ONE_OFF = re.compile(r"\b(?:this|that|these|those|it|the following|below|above|
                       r"tomorrow|right now)\b", re.IGNORECASE)
 _DETERMINER = re.compile(r"^(?:(?:me|us)\s+)?(?:a|an|the|my|our|his|her|its|their|your|some|one|another|any)\b",
                          re.IGNORECASE)
-_HOW = re.compile(r"\b(?:with|without|in|into|under|below|within|as|using|at most|max|no more than|simply|briefly|"
+_HOW = re.compile(r"\b(?:with|without|in|into|under|below|within|as|like|using|at most|max|no more than|simply|briefly|"
                   r"\w+er|more|less|fewer)\b", re.IGNORECASE)
 # "No jargon", "prices in euros": what the user wants from the assistant, said without a verb, with a please.
 _NOMINAL = re.compile(r"^(?P<no>no\s+)?(?P<what>[a-z][\w'-]*(?:\s+[\w/'-]+){0,5})$", re.IGNORECASE)
