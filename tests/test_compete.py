@@ -7,7 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import about_someone_else, changed_thing, names_subject, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind
+from engine.extraction.compete import about_someone_else, changed_thing, names_subject, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind, value_kinds
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -20,10 +20,11 @@ pytestmark = pytest.mark.unit
     ("Fly.io", "name"), ("a Kia EV6", "name"), ("GitHub Actions", "name"),
     ("black coffee", "phrase"), ("cycling to work", "phrase"),
     # numbers in words, dates said as ordinals, how often
-    ("two weeks", "amount"), ("one coffee a day", "amount"), ("one-week sprints", "amount"),
+    ("two weeks", "time"), ("one coffee a day", "amount"), ("one-week sprints", "time"), ("12 cups", "amount"),
     ("the red one", "phrase"), ("one of my friends", "phrase"),
     ("the 20th", "time"), ("on the 3rd", "time"), ("monthly", "time"), ("every other week", "time"),
     ("fortnightly", "time"),
+    ("opened one with Starling", "name"),  # "one" before a small word is a pronoun
 ])
 def test_value_kind(value, kind):
     assert value_kind(value) == kind
@@ -337,3 +338,11 @@ def test_a_change_of_a_thing_replaces_the_note_about_it():
     c = cand("note", "the venue to a hotel in Brighton", "User changed the venue to a hotel in Brighton.",
              "We changed the venue to a hotel in Brighton.", understood=False, multi=True)
     assert run(c, (WEDDING_VENUE, 0.34)).supersede_ids == [9]
+
+
+def test_a_length_of_time_is_an_amount_and_a_time():
+    assert value_kinds("two weeks") == {"amount", "time"}
+
+
+def test_a_duration_and_a_frequency_are_values_of_one_kind():
+    assert competes("User's on-call rotation is weekly.", "On-call is now two weeks per person.")

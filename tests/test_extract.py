@@ -182,6 +182,9 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     ("Transferred my pension to Vanguard.", "User transferred their pension to Vanguard."),
     ("switched over to oat milk in my coffee", "User switched over to oat milk in their coffee."),
     ("Moved my savings into an index fund.", "User moved their savings into an index fund."),
+    # an adverb before the verb: "Just turned 35" is the user turning 35
+    ("Just turned 41 on Sunday!", "User is 41 years old."),
+    ("finally sold the old piano", "User finally sold the old piano."),
 ])
 def test_a_dropped_subject_is_the_user(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]

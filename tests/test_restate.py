@@ -59,6 +59,11 @@ RESTATED_BY_KIND = [
     ("The backend is written in Ruby.", "The backend rewrite in Go shipped, Ruby is gone.",
      "The backend is written in Go.", "Go"),
     ("User's standup is at 9:30.", "Standup is 10:15 from next week.", "User's standup is at 10:15.", "10:15"),
+    # a verb or the old value at the start of the sentence is no new name
+    ("User banks with HSBC.", "Closed my HSBC account and opened one with Starling.", "User banks with Starling.",
+     "Starling"),
+    ("User's hairdresser is Lucy.", "Lucy retired, so I go to Sam at the same salon now.", "User's hairdresser is Sam.",
+     "Sam"),
     ("The deploy freeze starts on the 15th.", "Freeze got pushed to the 20th.", "The deploy freeze starts on the 20th.",
      "20th"),
 ]

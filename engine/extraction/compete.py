@@ -40,7 +40,7 @@ _NOT_COUNTED = frozenset({"of", "more", "another", "day", "thing", "way", "time"
 def _number_word(word: str, after: str = "") -> str | None:
     """The number a word says ("two", "one-week" -> "one"; "one" before what it counts: "one coffee"), or None."""
     word = word.strip(".,").casefold()
-    if word == "one" and after[:1].islower() and after.casefold() not in _NOT_COUNTED:
+    if word == "one" and after[:1].islower() and after.casefold() not in _NOT_COUNTED and after not in textlib.STOPWORDS:
         return "one"
     return word.split("-")[0] if _NUMBER_WORD.match(word) else None
 
@@ -97,10 +97,15 @@ def _value_words(text: str, *, sentence: bool) -> list[str]:
     return [w.strip(".'") for w in words if w.strip(".'") and w.strip(".'").casefold() not in ("user", "user's", "project")]
 
 
+# A length of time ("two weeks", "90 minutes") is an amount and a time: it compares with "weekly" too.
+_DURATION = re.compile(r"(?:\b\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|a couple of|a few))"
+                       r"[\s-]+(?:minute|hour|day|night|week|month|year)s?\b", re.IGNORECASE)
+
+
 def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
     """The kinds of value a value (or a whole memory sentence) carries: amount, time, name; else phrase."""
     kinds = set()
-    if _TIME.search(value):
+    if _TIME.search(value) or _DURATION.search(value):
         kinds.add("time")
     if _has_amount(value):
         kinds.add("amount")

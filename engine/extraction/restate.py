@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 from .. import text as textlib
+from .voice import PAST_TENSE
 
 
 class Restated(NamedTuple):
@@ -87,10 +88,11 @@ _NAME_VALUE = re.compile(r"(?<![\w'-])[A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
 
 
-def _spans(text: str, kind: str) -> tuple[list[tuple[int, int]], int]:
+def _spans(text: str, kind: str, known: str = "") -> tuple[list[tuple[int, int]], int]:
     """The values of a kind in a text, and how many more there may be: a capitalised first word of a sentence
     may be a name ("Anna and Priya run the team now") or not ("Landlord bumped it up"), so it is never taken
-    as the value but makes the choice ambiguous when it could be one."""
+    as the value but makes the choice ambiguous when it could be one and is not in ``known`` (the old memory's
+    words: "Lucy retired, so I go to Sam" names the old value first)."""
     if kind == "time":
         return [m.span() for m in _TIME_VALUE.finditer(text)], 0
     if kind == "amount":
@@ -102,7 +104,9 @@ def _spans(text: str, kind: str) -> tuple[list[tuple[int, int]], int]:
             continue
         if _SENTENCE_START.search(text[:m.start()]) and not re.search(r"[a-z][A-Z]|\d", word):
             bare = word.casefold()
-            maybe += bare not in textlib.STOPWORDS and not bare.endswith("ly") and " " not in m.group(0)
+            # a verb ("Closed my account…", "Got…") or an adverb opening the sentence is no name
+            maybe += (bare not in textlib.STOPWORDS and not bare.endswith(("ly", "ed", "ing")) and bare not in PAST_TENSE
+                      and " " not in m.group(0) and not re.search(rf"\b{re.escape(bare)}\b", known))
             continue
         spans.append(m.span())
     return spans, maybe
@@ -124,7 +128,7 @@ def _by_kind(old_text: str, clause: str) -> Restated | None:
         old = held[kind]
         if len(old) != 1:
             continue
-        spans, maybe = _spans(clause, kind)
+        spans, maybe = _spans(clause, kind, known=said)
         new = {clause[a:b] for a, b in spans
                if not re.search(rf"(?<!\w){re.escape(clause[a:b].casefold())}(?!\w)", said)}
         if len(new) == 1 and not maybe:

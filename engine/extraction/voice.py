@@ -11,7 +11,7 @@ from .. import text as textlib
 
 _MODALS = {"can", "could", "will", "would", "should", "must", "might", "may", "shall", "did", "was", "had",
            "used", "cannot", "can't", "won't", "wouldn't", "couldn't", "shouldn't", "didn't", "wasn't"}
-_PAST = set("""
+PAST_TENSE = frozenset("""
 forgot got went had made took came saw knew thought told found gave left felt became began bought brought built
 caught chose drove ate fell flew grew heard held kept lost met paid ran read said sent sold spent stood taught
 wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cost lent meant slept sat misread
@@ -31,7 +31,7 @@ def third_person_verb(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
-    if low in _MODALS or low in _PAST or low.endswith("ed") or not low.isalpha():
+    if low in _MODALS or low in PAST_TENSE or low.endswith("ed") or not low.isalpha():
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
@@ -45,8 +45,9 @@ def third_person_verb(verb: str) -> str:
 # they are describing words, not something the user did, and are left as said.
 # "to"/"into"/"from" follow only a verb of moving or changing ("Moved to Leeds"), not "Bored to death".
 _DROPPED_SUBJECT = re.compile(
-    r"^(?:(?:[a-z]{3,}ed|" + "|".join(sorted(_PAST)) + r")\s+(?:(?:over|back|up|out|off|down|away)\s+)?"
-    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|\d)\b)|"
+    r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?"
+    r"(?:(?:[a-z]{3,}ed|" + "|".join(sorted(PAST_TENSE)) + r")\s+(?:(?:over|back|up|out|off|down|away)\s+)?"
+    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|\d+)\b)|"
     r"(?:moved|switched|changed|upgraded|downgraded|migrated|transferred|relocated|returned|went|got|ported)\s+"
     r"(?:(?:over|back|up|out|off|down|away)\s+)?(?=(?:to|into|from)\b))",
     re.IGNORECASE,
