@@ -59,6 +59,11 @@ def test_competes(old, new, expected):
     ("Trello for tasks", "I still love Trello", "", True),  # names it; the cue decides (resolve)
     ("a Yamaha P-45", "I bought a new guitar strap", "", False),
     ("master", "we renamed master to main", "main", True),  # plain words named in full
+    # a kind word ("diet", "class", "app") need not be said: "quit keto" names "the keto diet"
+    ("on the keto diet", "Quit keto, doing intermittent fasting instead", "", True),
+    ("a spin class on Mondays", "dropped spin, it was too much", "", True),
+    ("on the keto diet", "I quit sugar", "", False),
+    ("a diet plan", "I quit the plan", "", False),  # nothing but kind words: nothing named
 ])
 def test_names_old_value(old_value, clause, new_value, expected):
     assert names_old_value(old_value, clause, new_value) is expected

@@ -290,3 +290,14 @@ def test_a_correction_marks_every_clause_of_its_sentence_only():
 ])
 def test_a_parent_called_by_title_is_the_speakers(message, words):
     assert any(words.lower() in c.text.lower() for c in extract(message)), [c.text for c in extract(message)]
+
+
+# A budget is the project's only when something says so; "grocery budget" is the user's own.
+@pytest.mark.parametrize("message, subject", [
+    ("Grocery budget is 450 from this month.", "user"),
+    ("My holiday budget is 2000 euros.", "user"),
+    ("The project budget is 20k.", "project"),
+    ("Our marketing budget is 5k for Q3.", "project"),
+])
+def test_whose_budget(message, subject):
+    assert [c.subject for c in extract(message)][:1] == [subject], [(c.subject, c.text) for c in extract(message)]

@@ -187,17 +187,24 @@ def names_subject(thing: str, text: str) -> bool:
     return match is not None and _head_stem(match["head"]) == _head_stem(thing)
 
 
+# Words that say what kind of thing a value is, not which: "quit keto" names "the keto diet".
+_KIND_WORDS = frozenset(_words("diet plan class course app program programme lesson lessons subscription membership "
+                               "account service session sessions routine club team"))
+
+
 def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
     """Does the clause name an old memory's value ("sold the Yamaha" names "a Yamaha P-45")?
 
-    A name in the old value counts on its own; a value of plain words must be named in full.
+    A name in the old value counts on its own; a value of plain words must be named in full, but for the words
+    saying what kind of thing it is and when ("keto" names "the keto diet", "spin" names "a spin class on Mondays").
     Words of the new value do not count: "I moved to Oslo" does not name an old "Oslo".
     """
     said = _words(clause) - _words(new_value)
     named = {t for w in _value_words(old_value, sentence=False) if _NAME.match(w) for t in textlib.tokenize(w)}
     if named & said:
         return True
-    plain = _words(old_value) - _NOT_TOPIC
+    when = _words(" ".join(m.group(0) for m in _TIME.finditer(old_value)))
+    plain = _words(old_value) - _NOT_TOPIC - _KIND_WORDS - when
     return bool(plain) and len(plain) <= 3 and plain <= said
 
 

@@ -210,6 +210,10 @@ def project_attr(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
         old = clean_value(fm["old"])
     if attr == "team" and not re.search(r"\d|people|person|members|devs|engineers", v, re.IGNORECASE):
         return None
+    if attr == "budget" and qual and not re.search(
+            r"\b(?:project|app|site|product|client|marketing|cloud|infra\w*|ads?|hosting|sprint|design|engineering|"
+            r"dev|development|q[1-4])\b", clause, re.IGNORECASE):
+        return None  # "grocery budget", "holiday budget": the user's own, kept as said
     if qual:  # "the backend deadline" and "the frontend deadline" are two slots
         attr, raw = f"{attr}_{slug(qual)}", f"{qual} {raw}"
     text = f"The project is called {v}." if attr == "project_name" else f"Project {raw} is {v}."
