@@ -56,7 +56,8 @@ STRONG_CUES = re.compile(
 
 # Saying that one thing took another's place: enough to replace a memory whose value the clause names.
 SWITCH_CUES = re.compile(
-    r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|"
+    r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|closed|"
+    r"shut down|"
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
     r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of)\b",
     re.IGNORECASE,
@@ -309,7 +310,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             continue
         if not competes(n.memory.text, cand.text):
             continue
-        if cued or value_kind(cand.text, sentence=True) == "amount":
+        if cued or "amount" in value_kinds(cand.text, sentence=True):
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
                                            + (", with an update cue" if cued else ", a quantity"))
     return [], looked, ""

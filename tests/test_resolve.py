@@ -158,6 +158,7 @@ def test_named_subject(text, about):
     ("I moved all my photos off Google Photos last month", True),
     ("I moved off Dropbox", True),
     ("I moved the meeting to Friday", False),
+    ("Closed my HSBC account and opened one with Starling", True),
     ("we moved to Leeds in May", False),
 ])
 def test_moving_something_off_a_value_is_a_switch(clause, switch):
