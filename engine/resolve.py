@@ -65,7 +65,8 @@ SWITCH_CUES = re.compile(
 # Saying that a value changed, for a memory about the same thing with a value of the same kind.
 OPEN_CUES = re.compile(
     r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|"
-    r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|"
+    r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|upped|hiked|"
+    r"doubled|halved|tripled|reduced|"
     r"up to|down to|cut (?:down|back)|grew|shrank|upgrad(?:e|ed|ing)|downgrad(?:e|ed|ing)|promoted|demoted|"
     r"migrat(?:ed|ing)|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.unit
     ("the 20th", "time"), ("on the 3rd", "time"), ("monthly", "time"), ("every other week", "time"),
     ("fortnightly", "time"),
     ("opened one with Starling", "name"),  # "one" before a small word is a pronoun
+    ("50mg of sertraline", "amount"), ("a 5km loop", "amount"), ("2.5l a day", "amount"),
 ])
 def test_value_kind(value, kind):
     assert value_kind(value) == kind

@@ -185,6 +185,9 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     # an adverb before the verb: "Just turned 35" is the user turning 35
     ("Just turned 41 on Sunday!", "User is 41 years old."),
     ("finally sold the old piano", "User finally sold the old piano."),
+    ("moved all my notes to obsidian", "User moved all their notes to obsidian."),
+    ("Migrated everything to Bitwarden after the breach.", "User migrated everything to Bitwarden after the breach."),
+    ("Been taking the train to work since January.", "User has been taking the train to work since January."),
 ])
 def test_a_dropped_subject_is_the_user(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
@@ -301,3 +304,16 @@ def test_a_parent_called_by_title_is_the_speakers(message, words):
 ])
 def test_whose_budget(message, subject):
     assert [c.subject for c in extract(message)][:1] == [subject], [(c.subject, c.text) for c in extract(message)]
+
+
+# A tool said with what it is for holds that role alone ("Notion for notes"), unless it is said as one more
+# ("I also use Bear for notes") or the purpose is everything one does ("for work").
+@pytest.mark.parametrize("message, attribute", [
+    ("i use notion for notes", "tool_for_notes"),
+    ("We use Zoom for video calls.", "tool_for_video_calls"),
+    ("I also use Bear for notes", "tools"),
+    ("I use Trello for work", "tools"),
+    ("I use Python for data analysis", "programming_languages"),  # a known kind of thing keeps its slot
+])
+def test_a_tool_for_a_purpose_holds_that_role(message, attribute):
+    assert [c.attribute for c in extract(message)] == [attribute]

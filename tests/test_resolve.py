@@ -207,6 +207,7 @@ def test_a_bare_time_said_of_it_updates_the_one_near_time():
 
 
 @pytest.mark.parametrize("clause", ["Staging is on Ubuntu 24.04 after the upgrade", "Just got promoted to senior developer",
+                                    "Doctor upped my sertraline to 100mg", "They hiked the fee to 35",
                                     "We went to one-week sprints", "we went with Linear in the end"])
 def test_saying_a_value_changed_is_an_open_world_cue(clause):
     from engine.resolve import OPEN_CUES

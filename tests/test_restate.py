@@ -52,6 +52,7 @@ RESTATED_BY_KIND = [
     ("User's rent is 1,200 euros a month.", "Landlord bumped it up, paying 1,350 now",
      "User's rent is 1,350 euros a month.", "1,350"),
     ("User's resting heart rate is 62.", "my watch says 58 these days", "User's resting heart rate is 58.", "58"),
+    ("User takes 50mg of sertraline.", "Doctor upped my dose to 100mg.", "User takes 100mg of sertraline.", "100mg"),
     ("User's blood pressure was 140 over 90.", "Doctor measured 122/80 this morning.",
      "User's blood pressure was 122/80.", "122/80"),
     ("User banks with Santander.", "opened an account at Revolut and closed the old one",

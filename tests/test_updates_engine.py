@@ -40,3 +40,15 @@ def test_a_bare_value_between_two_candidates_replaces_neither(engine):
     engine.ingest("I sleep about 6 hours a night.", user_id="u")
     result = engine.ingest("Getting a solid 8 hours these days.", user_id="u")
     assert result.superseded_ids == []
+
+
+def test_a_tool_for_a_purpose_is_replaced_by_the_next_one_for_it(engine):
+    first = engine.ingest("I use Notion for notes.", user_id="u")
+    result = engine.ingest("moved all my notes to Obsidian", user_id="u")
+    assert first.memories[0].id in result.superseded_ids
+
+
+def test_tools_for_work_accumulate(engine):
+    engine.ingest("I use Trello for work.", user_id="u")
+    result = engine.ingest("I use Slack for work.", user_id="u")
+    assert result.superseded_ids == []

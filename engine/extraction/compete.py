@@ -24,7 +24,8 @@ _TIME = re.compile(
 _NUMBER = re.compile(r"\d")
 # A quantity: a number standing alone ("900", "58k", "1,100", "3.9"), not a digit inside a name ("EV6",
 # "P-45") nor a version after one ("Vue 2", "Pixel 9", "iPhone 12").
-_AMOUNT = re.compile(r"^\d[\d,.]*(?:k|m|bn|%)?$", re.IGNORECASE)
+_UNITS = r"k|m|bn|%|mg|g|kg|km|mi|ml|l|cl|cm|mm|m2|lbs?|oz|x|gb|mb|tb|kwh|mph|kph|bpm"
+_AMOUNT = re.compile(rf"^\d[\d,.]*(?:{_UNITS})?$", re.IGNORECASE)
 
 
 # Numbers said in words ("two weeks", "one-week sprints"). "one" alone is as often a pronoun ("the red one"),

@@ -13,7 +13,7 @@ from .. import text as textlib
 from .values import clean_value, event_subject, slug, strip_when
 from .vocabulary import (
     COUNT_NOUNS, DIETS, FAVORITE_KINDS, FROM_TO, INSTEAD_OF, JOB_NOUNS, PERSON_ATTRS, PETS, PROJECT_ATTRS,
-    RELATIONS, SLOTS, known_slot,
+    RELATIONS, SLOTS, TRAILING_WHEN, known_slot,
 )
 from .voice import article, third_person
 
@@ -88,6 +88,8 @@ def employer(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
 def job(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = clean_value(m["v"])
     v = re.sub(r"^(?:an?|the)\s+", "", v, flags=re.IGNORECASE)
+    # when it happened is not part of the job: "a junior dev finally", "a nurse at the clinic in May"
+    v = TRAILING_WHEN.sub("", re.sub(r"\s+(?:finally|at last|now|again)$", "", v, flags=re.IGNORECASE)).strip() or v
     return Found("job_title", v, f"{S} works as {article(v)} {v}.")
 
 
@@ -150,6 +152,11 @@ def likes(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     return Found("likes", v, type="preference")
 
 
+# What everything one does is for: a tool "for work" is one of many.
+_BROAD_PURPOSES = frozenset({"work", "fun", "school", "home", "everything", "personal stuff", "personal use", "business",
+                             "job", "study", "studying", "hobby", "hobbies", "life", "stuff", "things", "now"})
+
+
 def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = clean_value(m["v"])
     old = clean_value(m["old"]) if m["old"] else None
@@ -171,7 +178,14 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
         if re.search(r"\b(?:have|own|got|bought|picked up|purchased|treated)\b", clause[m.start():m.start("v")],
                      re.IGNORECASE):
             return None  # having or getting a thing no rule names ("a new job", "some groceries") is no tool
-        return Found("tools", v, replaced_value=old, type="preference") if len(v.split()) <= 6 else None
+        if len(v.split()) > 6:
+            return None
+        purpose = re.match(r"^(?P<tool>.+?)\s+for\s+(?:my\s+|our\s+|the\s+)?(?P<for>[a-z][\w -]*?)$", v)
+        if (purpose and not re.search(r"\b(?:also|too|as well|both)\b", clause, re.IGNORECASE)
+                and purpose["for"].lower() not in _BROAD_PURPOSES):
+            # "Notion for notes": one tool holds that role; the next one for it replaces it (a slot of its own)
+            return Found(f"tool_for_{slug(purpose['for'])}", purpose["tool"], replaced_value=old, type="preference")
+        return Found("tools", v, replaced_value=old, type="preference")
     slot, name = known
     if for_project:
         slot = {"database": "project_database", "programming_languages": "project_language"}.get(slot, slot)

@@ -82,8 +82,8 @@ _TIME_VALUE = re.compile(
     r"(?<![\w:])(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|\d{1,2}(?:st|nd|rd|th)|noon|midnight|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|june|july|august|september|"
     r"october|november|december)(?![\w:])", re.IGNORECASE)
-_AMOUNT_VALUE = re.compile(r"(?<![\w.,:/])\d[\d,.]*(?:k|%)?(?:\s*(?:/|over)\s*\d[\d,.]*)?(?![\w:/])",
-                           re.IGNORECASE)
+_AMOUNT_VALUE = re.compile(r"(?<![\w.,:/])\d[\d,.]*(?:k|%|mg|g|kg|km|ml|l|cm|mm|lbs?|oz|gb|tb)?"
+                           r"(?:\s*(?:/|over)\s*\d[\d,.]*)?(?![\w:/])", re.IGNORECASE)
 _NAME_VALUE = re.compile(r"(?<![\w'-])[A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
 

@@ -184,9 +184,11 @@ RULES: tuple[Rule, ...] = (
              ("I work at Spotify", ("user", "employer", "Spotify")),
              ("I just joined Stripe", ("user", "employer", "Stripe")),
          ]),
-    Rule("job", "job_title", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working)\s+as|my (?:job|role|position|title|job title|profession|occupation) is|{_I}\s+{_NOW}(?:became|got promoted to|was promoted to|have become))\s+(?:an?\s+|the\s+)?(?P<v>.+)",
+    Rule("job", "job_title", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working)\s+as|my (?:job|role|position|title|job title|profession|occupation) is|{_I}\s+{_NOW}(?:became|got promoted to|was promoted to|have become)|{_I}\s+{_NOW}(?:got|landed|found|took|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|role|position|gig)\s+as|{_I}\s+{_NOW}(?:started|began)\s+(?:working\s+)?as)\s+(?:an?\s+|the\s+)?(?P<v>.+)",
          handler=handlers.job, examples=[
              ("I work as a chef.", ("user", "job_title", "chef")),
+             ("got a job as a junior dev finally!!", ("user", "job_title", "junior dev")),
+             ("I started as a nurse at the clinic in May", ("user", "job_title", "nurse at the clinic")),
              ("My job is a teacher", "User works as a teacher."),
          ]),
     Rule("diet", "diet", rf"^{_IM}\s+{_NOW}(?:an?\s+)?(?P<v>(?:{DIETS}))(?:\s+now)?\b(?P<rest>.*)$",

@@ -47,7 +47,7 @@ def third_person_verb(verb: str) -> str:
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?"
     r"(?:(?:[a-z]{3,}ed|" + "|".join(sorted(PAST_TENSE)) + r")\s+(?:(?:over|back|up|out|off|down|away)\s+)?"
-    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|\d+)\b)|"
+    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|all|everything|both|most|\d+)\b)|"
     r"(?:moved|switched|changed|upgraded|downgraded|migrated|transferred|relocated|returned|went|got|ported)\s+"
     r"(?:(?:over|back|up|out|off|down|away)\s+)?(?=(?:to|into|from)\b))",
     re.IGNORECASE,
@@ -58,6 +58,8 @@ def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
     stripped = clause.lstrip()
+    if re.match(r"^been\s+\w+ing\b", stripped, re.IGNORECASE):
+        return "I have " + stripped[:1].lower() + stripped[1:]  # "Been taking the train since January"
     match = _DROPPED_SUBJECT.match(stripped)
     if match is None:
         return clause
