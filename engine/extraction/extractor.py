@@ -168,13 +168,35 @@ def _pronouns_resolved(sentences: list[str]) -> list[str]:
                 phrase = fitting.pop()
                 rest = sentence.strip()[lead.end():]
                 sentence = f"{phrase}{' is' if lead['be'] else ''}{rest}"
-        for m in _PERSON_MENTION.finditer(sentence):
+        named_here = list(_PERSON_MENTION.finditer(sentence))
+        for m in named_here:
             rel = m["rel"].lower()
             gender = "f" if re.fullmatch(_FEMALE, rel) else "m" if re.fullmatch(_MALE, rel) else "either"
             phrase = f"my {m['adj'] or ''}{rel}" + (f" {m['name']}" if m["name"] else "")
             mentions.append((phrase, gender))
+        if mentions:
+            sentence = _object_pronoun_resolved(sentence, mentions, named_here[0].end() if named_here else 0)
         out.append(sentence)
     return out
+
+
+# "him"/"her" as an object: followed by the end of the clause or a small word, not by what "her" owns ("her car").
+_OBJECT_PRONOUN = re.compile(
+    r"\b(?P<p>him|her)\b(?=\s*(?:$|[,.;:!?)])|\s+(?:every|each|on|at|in|to|for|with|about|again|once|twice|weekly|"
+    r"monthly|daily|tomorrow|today|tonight|next|last|this|since|because|and|but|so|when|after|before|often|"
+    r"sometimes|a lot)\b)", re.IGNORECASE)
+
+
+def _object_pronoun_resolved(sentence: str, mentions: list[tuple[str, str]], after: int) -> str:
+    """"My therapist is Dr. Osei, I see her every other Thursday" -> "… I see my therapist every other Thursday":
+    an object pronoun after the mention is the one person named so far that it fits; else it stays."""
+    def one(m: re.Match[str]) -> str:
+        if m.start() < after:
+            return m.group(0)
+        wanted = "f" if m["p"].lower() == "her" else "m"
+        fitting = {phrase for phrase, gender in mentions if gender in (wanted, "either")}
+        return fitting.pop() if len(fitting) == 1 else m.group(0)
+    return _OBJECT_PRONOUN.sub(one, sentence)
 
 
 _ASKS_FOR = re.compile(r"\b(?:what|when|where|which|who|whom|whose|how|if|whether)\b", re.IGNORECASE)

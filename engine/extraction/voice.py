@@ -47,7 +47,8 @@ def third_person_verb(verb: str) -> str:
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?"
     r"(?:(?:[a-z]{3,}ed|" + "|".join(sorted(PAST_TENSE)) + r")\s+(?:(?:over|back|up|out|off|down|away)\s+)?"
-    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|all|everything|both|most|\d+)\b)|"
+    r"(?=(?:the|a|an|my|our|myself|ourselves|it|them|some|all|everything|both|most|two|three|four|five|six|"
+    r"\d+)\b)|"
     r"(?:moved|switched|changed|upgraded|downgraded|migrated|transferred|relocated|returned|went|got|ported)\s+"
     r"(?:(?:over|back|up|out|off|down|away)\s+)?(?=(?:to|into|from)\b))",
     re.IGNORECASE,
