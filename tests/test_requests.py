@@ -139,3 +139,8 @@ def test_a_request_naming_the_users_thing_is_kept_beside_other_facts():
 
 def test_a_request_naming_only_a_person_keeps_the_person_not_the_request():
     assert kept("Can you suggest a gift for my wife Lena?") == [("note", "User's wife is called Lena.")]
+
+
+@pytest.mark.parametrize("message", ["Explain water cycles", "Please explain the offside rule", "Summarise chapter two"])
+def test_a_task_about_a_topic_is_no_instruction(message):
+    assert all(c.attribute != "assistant_instruction" for c in extract(message)), extract(message)

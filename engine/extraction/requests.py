@@ -101,7 +101,8 @@ _ONE_OFF = re.compile(r"\b(?:this|that|these|those|it|the following|below|above|
 _DETERMINER = re.compile(r"^(?:(?:me|us)\s+)?(?:a|an|the|my|our|his|her|its|their|your|some|one|another|any)\b",
                          re.IGNORECASE)
 _HOW = re.compile(r"\b(?:with|without|in|into|under|below|within|as|like|using|at most|max|no more than|simply|briefly|"
-                  r"\w+er|more|less|fewer)\b", re.IGNORECASE)
+                  r"(?:short|long|simpl|clear|brief|slow|fast|easi|plain|small|bigg|friendli|casual|formal)er|more|less|"
+                  r"fewer)\b", re.IGNORECASE)
 # "No jargon", "prices in euros": what the user wants from the assistant, said without a verb, with a please.
 _NOMINAL = re.compile(r"^(?P<no>no\s+)?(?P<what>[a-z][\w'-]*(?:\s+[\w/'-]+){0,5})$", re.IGNORECASE)
 # A reason said after an instruction ("keep it short, I'm a beginner") is a fact of its own.
@@ -142,6 +143,11 @@ def _when_object(when: str) -> str | None:
     return match["what"] if match else None
 
 
+def _wanted(body: str, text: str, sentence: str) -> list[Candidate]:
+    return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference", importance=0.8,
+                      multi=True, text=finish_sentence(text)[:1000], clause=sentence, rule="assistant_instruction")]
+
+
 def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
     """A standing instruction to the assistant as a preference candidate, and what the sentence says besides it
     (a reason: "keep it short, I'm a beginner" -> "I'm a beginner"); ([], sentence) when it is none."""
@@ -169,18 +175,14 @@ def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
     if lead["when"] and _WISH.match(body):
         voiced = third_person(body, S).rstrip(".")
         when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
-        return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
-                          importance=0.8, multi=True, text=finish_sentence(f"{voiced}, {when[:1].lower()}{when[1:]}")[:1000],
-                          clause=sentence, rule="assistant_instruction")], ""
+        return _wanted(body, f"{voiced}, {when[:1].lower()}{when[1:]}", sentence), ""
     if not lead.group(0) and pleased and not _IMPERATIVE.match(body) and not _ONE_OFF.search(body):
         nominal = _NOMINAL.match(body)
         # a verb and its object ("fix my code") is a request, not a thing wanted
         if (nominal and (nominal["no"] or len(nominal["what"].split()) >= 2)
                 and not textlib.is_question_or_request(body) and not _DETERMINER.match(body.split(maxsplit=1)[-1])):
             wanted = _their(third_person(body, S), S)
-            return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
-                              importance=0.8, multi=True, text=finish_sentence(f"{S} wants {wanted[:1].lower()}{wanted[1:]}"),
-                              clause=sentence, rule="assistant_instruction")], reason
+            return _wanted(body, f"{S} wants {wanted[:1].lower()}{wanted[1:]}", sentence), reason
         return none
     marked = _BODY.match(body) and (not polite_only or _STANDING.search(body))
     if not marked and not _standing_imperative(body):
@@ -193,6 +195,4 @@ def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
     if lead["when"]:
         when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
         text += ", " + when[:1].lower() + when[1:]
-    return [Candidate(subject="user", attribute="assistant_instruction", value=body, type="preference",
-                      importance=0.8, multi=True, text=finish_sentence(text)[:1000], clause=sentence,
-                      rule="assistant_instruction")], reason
+    return _wanted(body, text, sentence), reason
