@@ -185,8 +185,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             targets = [found]
             reason = f"update cue; nearest memory anywhere is at least {conflict_threshold + cue_margin:.2f} similar"
 
-    if not targets or cand.replaced_value:
-        # A named replaced value is replaced wherever it was filed, besides in its own slot.
+    if (not targets or cand.replaced_value) and cand.rule != "structured":
+        # A named replaced value is replaced wherever it was filed, besides in its own slot. A fact given as
+        # (subject, attribute, value) names its slot itself: only that slot's rules apply to it.
         found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor,
                                          named_only=bool(targets))
         if not found and not targets:

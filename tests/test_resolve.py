@@ -1,6 +1,8 @@
 """Conflict resolution on its own: every rule of engine/resolve.py on plain inputs, no model or store."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.extraction import Candidate
@@ -212,3 +214,12 @@ def test_a_bare_time_said_of_it_updates_the_one_near_time():
 def test_saying_a_value_changed_is_an_open_world_cue(clause):
     from engine.resolve import OPEN_CUES
     assert OPEN_CUES.search(clause)
+
+
+def test_a_fact_given_with_its_slot_replaces_nothing_outside_it():
+    """remember(subject, attribute, value) names the slot: a session summary quoting "deadline is November 2"
+    must not replace the deadline by topic and quantity (rule 7)."""
+    deadline = mem(40, "deadline", "November 2", text="Project deadline is November 2.", subject="project")
+    summary = replace(cand("session_1_summary", "Project deadline is November 2, 3 people [#1, #2]", multi=True),
+                      rule="structured", text="User's session 1 summary is Project deadline is November 2, 3 people.")
+    assert plan(summary, nearest=near((deadline, 0.8))).supersede_ids == []
