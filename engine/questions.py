@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from itertools import takewhile
 
+from .extraction.requests import assistant_voice
 from .text import STOPWORDS
 
 
@@ -154,7 +155,7 @@ def _instruction_statement(q: str) -> str | None:
         wh_noun = noun.group(1).lower() if noun else counted.group(1).lower() if counted else ""
     rest = re.sub(r"\bthe user's\b", "their", match["rest"], flags=re.IGNORECASE)
     rest = re.sub(r"\bthe user\b", "them", rest, flags=re.IGNORECASE)
-    rest = _you_as_assistant(rest)
+    rest = assistant_voice(rest)
     return " ".join(w for w in ("User wants the assistant to", match["verb"].lower(), wh_noun, rest) if w)
 
 
@@ -164,9 +165,6 @@ def asks_for_instruction(question: str) -> bool:
     return _ASSISTANT_QUESTION.match(q) is not None or _ASSISTANT_OUTPUT_QUESTION.match(q) is not None
 
 
-def _you_as_assistant(text: str) -> str:
-    text = re.sub(r"\byour\b", "its", text, flags=re.IGNORECASE)
-    return re.sub(r"\byou\b", "the assistant", text, flags=re.IGNORECASE)
 
 
 def as_statement(question: str) -> str | None:
@@ -218,7 +216,7 @@ def as_statement(question: str) -> str | None:
     tails = _WH_TAIL.get(wh, {})
     tail = tails.get(aux, tails.get("", ""))
     words += [wh_noun, tail]
-    return _you_as_assistant(" ".join(w for w in words if w))
+    return assistant_voice(" ".join(w for w in words if w))
 
 
 # --- near misses: another member of the same family, no value of the asked kind ------------------

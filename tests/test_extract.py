@@ -335,3 +335,7 @@ def test_whose_budget(message, subject):
 ])
 def test_a_tool_for_a_purpose_holds_that_role(message, attribute):
     assert [c.attribute for c in extract(message)] == [attribute]
+
+
+def test_a_change_word_inside_the_value_is_not_a_switch():
+    assert [c.attribute for c in extract("I use Krita, which changed how I draw")] == ["tools"]

@@ -144,3 +144,13 @@ def test_a_request_naming_only_a_person_keeps_the_person_not_the_request():
 @pytest.mark.parametrize("message", ["Explain water cycles", "Please explain the offside rule", "Summarise chapter two"])
 def test_a_task_about_a_topic_is_no_instruction(message):
     assert all(c.attribute != "assistant_instruction" for c in extract(message)), extract(message)
+
+
+@pytest.mark.parametrize("said, voiced", [
+    ("when you suggest workouts", "when the assistant suggests workouts"),
+    ("when you and I plan trips", "when the assistant and I plan trips"),
+    ("keep your answers short", "keep its answers short"),
+])
+def test_what_is_said_to_the_assistant_is_said_of_it(said, voiced):
+    from engine.extraction.requests import assistant_voice
+    assert assistant_voice(said) == voiced

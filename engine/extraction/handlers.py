@@ -169,14 +169,14 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     if known is None:
         if re.match(r"^[$€£]?\d", v):
             return None  # "I'm on 58k now": a pay or a dose, not a tool
-        if re.search(r"\b(?:switch|moved|moving|migrat|chang|upgrad|went back)", m.group(0), re.IGNORECASE):
+        said = clause[m.start():m.start("v")]  # the verb, not the value ("Krita, which changed how I draw")
+        if re.search(r"\b(?:switch|moved|moving|migrat|chang|upgrad|went back)", said, re.IGNORECASE):
             return None  # "switched to black coffee": a change of something no rule names, for the open world
         if re.search(rf"\b(?:{PETS})\b", v, re.IGNORECASE):
             return None  # "I have a dog" is the pets rule's
         if re.match(r"^(?:an?|the|some|my)\s", v, re.IGNORECASE) and re.search(r"\b(?:car|bike|truck|motorcycle|scooter|tesla|toyota|honda|bmw|audi|ford|volkswagen|vw|subaru|mazda|kia|hyundai|volvo)\b", v, re.IGNORECASE):
             return Found("car", v, replaced_value=old)
-        if re.search(r"\b(?:have|own|got|bought|picked up|purchased|treated)\b", clause[m.start():m.start("v")],
-                     re.IGNORECASE):
+        if re.search(r"\b(?:have|own|got|bought|picked up|purchased|treated)\b", said, re.IGNORECASE):
             return None  # having or getting a thing no rule names ("a new job", "some groceries") is no tool
         if len(v.split()) > 6:
             return None

@@ -68,12 +68,16 @@ def unwrap(sentence: str) -> str:
 _WISH = re.compile(r"^(?:i|we)\s+(?:only\s+|just\s+|really\s+)?(?:want|prefer|like|need)\b", re.IGNORECASE)
 
 
-def _you(text: str) -> str:
+def assistant_voice(text: str) -> str:
+    """"you"/"your" said to the assistant, as the assistant: "when you suggest workouts" -> "when the assistant
+    suggests workouts" (a verb after "you" agrees; "you and I" has none)."""
     text = re.sub(r"\byour\b", "its", text, flags=re.IGNORECASE)
-    # "when you suggest workouts" -> "when the assistant suggests workouts"
-    text = re.sub(r"\byou (\w+)", lambda m: f"the assistant {third_person_verb(m.group(1))}", text,
-                  flags=re.IGNORECASE)
+    text = re.sub(r"\byou (\w+)", lambda m: "the assistant " + (
+        m.group(1) if m.group(1).lower() in textlib.STOPWORDS else third_person_verb(m.group(1))), text,
+        flags=re.IGNORECASE)
     return re.sub(r"\byou\b", "the assistant", text, flags=re.IGNORECASE)
+
+
 
 
 _THEY_VERB = {"is": "are", "was": "were", "has": "have", "does": "do"}
@@ -127,7 +131,7 @@ def _standing_imperative(body: str) -> bool:
 
 def _voiced_body(body: str, S: str) -> str:
     """The imperative as what the user wants the assistant to do: "don't use emojis" -> "not to use emojis"."""
-    voiced = _their(third_person(_you(body), S), S).rstrip(".")
+    voiced = _their(third_person(assistant_voice(body), S), S).rstrip(".")
     voiced = voiced[:1].lower() + voiced[1:]
     neg = re.match(r"^(?:please\s+)?(?:don't(?: ever)?|do not)\s+", voiced, re.IGNORECASE)
     if neg:
@@ -174,7 +178,7 @@ def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
                                lead.group(0), re.IGNORECASE)
     if lead["when"] and _WISH.match(body):
         voiced = third_person(body, S).rstrip(".")
-        when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
+        when = _their(third_person(assistant_voice(lead["when"]), S), S).rstrip(".")
         return _wanted(body, f"{voiced}, {when[:1].lower()}{when[1:]}", sentence), ""
     if not lead.group(0) and pleased and not _IMPERATIVE.match(body) and not _ONE_OFF.search(body):
         nominal = _NOMINAL.match(body)
@@ -193,6 +197,6 @@ def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
             body = re.sub(r"^(\w+)\s+(?:them|those)\b", rf"\1 {thing}", body, flags=re.IGNORECASE)
     text = f"{S} wants the assistant {_voiced_body(body, S)}"
     if lead["when"]:
-        when = _their(third_person(_you(lead["when"]), S), S).rstrip(".")
+        when = _their(third_person(assistant_voice(lead["when"]), S), S).rstrip(".")
         text += ", " + when[:1].lower() + when[1:]
     return _wanted(body, text, sentence), reason
