@@ -70,7 +70,8 @@ OPEN_CUES = re.compile(
     r"up to|down to|cut (?:down|back)|grew|shrank|upgrad(?:e|ed|ing)|downgrad(?:e|ed|ing)|promoted|demoted|"
     r"migrat(?:ed|ing)|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"
-    r"changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone|going) (?:to|with|for))\b",
+    r"changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone) with|"
+    r"(?:went|gone) (?:down |up )?to (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b))",
     re.IGNORECASE,
 )
 
@@ -312,7 +313,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             continue
         if not competes(n.memory.text, cand.text):
             continue
-        if cued or "amount" in value_kinds(cand.text, sentence=True):
+        if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
                                            + (", with an update cue" if cued else ", a quantity"))
     return [], looked, ""
@@ -330,7 +331,7 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""
     if _NAMES_ITS_THING.match(cand.text.strip()):
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
-    if not (cand.correction or OPEN_CUES.search(cand.clause) or cand.update_cue):
+    if not (cand.correction or OPEN_CUES.search(cand.clause)):
         return [], ""
     holders = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
                if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id

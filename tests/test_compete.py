@@ -352,10 +352,3 @@ def test_a_length_of_time_is_an_amount_and_a_time():
 
 def test_a_duration_and_a_frequency_are_values_of_one_kind():
     assert competes("User's on-call rotation is weekly.", "On-call is now two weeks per person.")
-
-
-def test_a_quantity_said_with_a_time_still_replaces_by_topic():
-    old = mem(30, "note", "monthly budget for groceries is 400", "User's monthly budget for groceries is 400.")
-    c = cand("note", "Grocery budget is 450 from this month", "Grocery budget is 450 from this month.",
-             "Grocery budget is 450 from this month", understood=False, multi=True)
-    assert run(c, (old, 0.8)).supersede_ids == [30]

@@ -223,3 +223,10 @@ def test_a_fact_given_with_its_slot_replaces_nothing_outside_it():
     summary = replace(cand("session_1_summary", "Project deadline is November 2, 3 people [#1, #2]", multi=True),
                       rule="structured", text="User's session 1 summary is Project deadline is November 2, 3 people.")
     assert plan(summary, nearest=near((deadline, 0.8))).supersede_ids == []
+
+
+@pytest.mark.parametrize("clause", ["Take it easy and keep going for it", "John is going to need some shoes",
+                                    "We went to a concert on Friday"])
+def test_going_somewhere_is_no_cue(clause):
+    from engine.resolve import OPEN_CUES
+    assert not OPEN_CUES.search(clause)
