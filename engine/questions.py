@@ -6,6 +6,7 @@ Pure functions of the query string, like text.py, and tested the same way.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import takewhile
 
 from .extraction.requests import assistant_voice
@@ -264,18 +265,23 @@ def _singular(word: str) -> str:
     return word
 
 
-def _word_set(text: str) -> set[str]:
-    return {_singular(w) for w in _WORDS.findall(text.casefold())}
+@lru_cache(maxsize=4096)
+def _word_set(text: str) -> frozenset[str]:
+    # Cached: recall asks it of the same question once per candidate memory.
+    return frozenset(_singular(w) for w in _WORDS.findall(text.casefold()))
 
 
 def contrast_mismatch(query: str, memory_text: str) -> bool:
     """Does the question ask about one member of a family (a relative, a pet, a team role) while the memory
     names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")?"""
-    asked, said = _word_set(query), _word_set(memory_text)
+    asked = _word_set(query)
     for family in _CONTRAST_FAMILIES:
         in_question = {i for i, member in enumerate(family) if member & asked}
+        if not in_question:
+            continue  # most questions name no member: the memory's words are never looked at
+        said = _word_set(memory_text)
         in_memory = {i for i, member in enumerate(family) if member & said}
-        if in_question and in_memory and not in_question & in_memory:
+        if in_memory and not in_question & in_memory:
             return True
     return False
 

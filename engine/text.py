@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # --- validation -------------------------------------------------------------------------------
 
@@ -181,6 +182,13 @@ def _american(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
+def _term(raw: str) -> str:
+    # Recall tokenizes every candidate memory on every question: a word's term is computed once, not per
+    # candidate (a vocabulary of a few tens of thousands of words fits).
+    return _stem(_american(raw))
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercased, stopword-free, lightly stemmed tokens for BM25."""
     tokens = []
@@ -188,7 +196,7 @@ def tokenize(text: str) -> list[str]:
         raw = raw.strip(".")
         if not raw or raw in STOPWORDS:
             continue
-        tokens.append(_stem(_american(raw)))
+        tokens.append(_term(raw))
     return tokens
 
 

@@ -9,6 +9,7 @@ carries (an amount, a time, a name or a plain phrase): "User's rent is 900 euros
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .. import text as textlib
 
@@ -105,6 +106,12 @@ _DURATION = re.compile(r"(?:\b\d+|\b(?:one|two|three|four|five|six|seven|eight|n
 
 def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
     """The kinds of value a value (or a whole memory sentence) carries: amount, time, name; else phrase."""
+    return set(_value_kinds(value, sentence))
+
+
+@lru_cache(maxsize=8192)
+def _value_kinds(value: str, sentence: bool) -> frozenset[str]:
+    # Cached: an ingest compares the new sentence with each of the nearest memories, and those recur.
     kinds = set()
     if _TIME.search(value) or _DURATION.search(value):
         kinds.add("time")
@@ -113,7 +120,7 @@ def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
     if any(_NAME.match(w) and not _TIME.fullmatch(w) and not _AMOUNT.match(w)
            for w in _value_words(value, sentence=sentence)):
         kinds.add("name")
-    return kinds or {"phrase"}
+    return frozenset(kinds or {"phrase"})
 
 
 def value_kind(value: str, *, sentence: bool = False) -> str:
@@ -122,7 +129,8 @@ def value_kind(value: str, *, sentence: bool = False) -> str:
     return next(k for k in ("time", "amount", "name", "phrase") if k in kinds)
 
 
-def _value_tokens(text: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def _value_tokens(text: str) -> frozenset[str]:
     """Numbers and names in a sentence: the part of it that changes when a fact is updated."""
     out = set()
     words = _value_words(text, sentence=True)
@@ -131,7 +139,7 @@ def _value_tokens(text: str) -> set[str]:
             out.update(textlib.tokenize(w) or [w.casefold()])
         elif (number := _number_word(w, after)) is not None:
             out.add(number)
-    return out
+    return frozenset(out)
 
 
 def competes(old_text: str, new_text: str) -> bool:

@@ -44,6 +44,9 @@ class Ledger(LedgerQueries):
     IntegrityError = sqlite3.IntegrityError  # what a schema invariant raises on this backend
     shared = False  # True when other processes write the same store (server mode)
     _NOT_SAME = "IS NOT"  # "differs, NULL-aware"
+    # Without it SQLite reads the slot through memories_slot and filters multi_valued row by row: a slot of
+    # thousands of multi-valued notes cost every ingest milliseconds. The partial index holds the few rows.
+    _SINGLE_SLOT_INDEX = "INDEXED BY one_active_per_single_slot"
     _CONTAINS = schema.CONTAINS
 
     def __init__(self, path: Path, *, busy_timeout_s: float = 30.0):

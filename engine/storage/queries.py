@@ -2,7 +2,8 @@
 the SQLite ledger (ledger.py) and, through it, of the PostgreSQL ledger (postgres.py).
 
 The SQL is standard with `?` parameters; a subclass supplies the connection handling (`transaction`,
-`query`), its constraint error (`IntegrityError`) and the two dialect fragments (`_NOT_SAME`, `_CONTAINS`).
+`query`), its constraint error (`IntegrityError`) and the dialect fragments (`_NOT_SAME`, `_CONTAINS`,
+`_SINGLE_SLOT_INDEX`).
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ class LedgerQueries:
     IntegrityError: type[Exception]  # what a schema invariant raises on this backend
     _NOT_SAME: str  # "differs, NULL-aware": IS NOT, IS DISTINCT FROM
     _CONTAINS: str  # "a contains b", with {haystack} and {needle}
+    _SINGLE_SLOT_INDEX: str  # an index hint where the planner needs one, else ""
 
     # -- metadata ---------------------------------------------------------------------------
     def setdefault_meta(self, key: str, value: str) -> str:
@@ -215,7 +217,8 @@ class LedgerQueries:
     def slot_single_holders(self, conn: sqlite3.Connection, slot: tuple[str, str, str]
                             ) -> list[tuple[Memory, np.ndarray]]:
         """The slot's single-valued active memories with their vectors (the schema allows at most one)."""
-        rows = conn.execute(f"SELECT id, embedding FROM memories WHERE {self._SLOT} AND multi_valued = 0",
+        rows = conn.execute(f"SELECT id, embedding FROM memories {self._SINGLE_SLOT_INDEX} "
+                            f"WHERE {self._SLOT} AND multi_valued = 0",
                             slot).fetchall()
         memories = self._get_in(conn, [r[0] for r in rows])
         return [(m, blob_to_vector(blob)) for m, (_, blob) in zip(memories, rows)]
