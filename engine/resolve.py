@@ -23,8 +23,11 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    filed; a change said of a thing ("changed the venue to …") replaces the memory filed under that thing or
    about it ("The wedding venue is …"); otherwise a memory about the same thing (a shared topic word) with a value of the same kind
    (compete.py) is replaced when the new one is a quantity or carries an update cue, and the two are
-   at least `open_world_floor` similar. Accumulating slots (hobbies, tools, languages) are never
-   replaced by topic alone, only when their value is named.
+   at least `open_world_floor` similar. The same sentence said again with another value replaces the old
+   one without any cue when the value is one its frame holds once: a time or an amount ("goes to bed at
+   10:30" after "... around midnight"), or anything said of a definite thing ("Band practice is at ...");
+   never a told event, a thing had or a plan (compete.restates). Accumulating slots (hobbies, tools,
+   languages) are never replaced by topic alone, only when their value is named.
 8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
    memory holding a value of that kind it is nearest, when at least `value_update_floor` similar and no
@@ -43,27 +46,26 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
+from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, names_old_value, names_slot, names_subject, relation,
-                                 topic_words, value_kind, value_kinds)
+                                 restates, topic_words, value_kind, value_kinds)
 from .model import Memory
 
-STRONG_CUES = re.compile(
+STRONG_CUES = CuePattern(
     r"\b(?:switched|switching|switch|changed|changing|instead|no longer|any\s?more|replaced|migrated|migrating|"
     r"moved|moving|quit|stopped|gave up|ditched|dropped|correction|i meant|wrong|not .+ but)\b",
-    re.IGNORECASE,
 )
 
 
 # Saying that one thing took another's place: enough to replace a memory whose value the clause names.
-SWITCH_CUES = re.compile(
+SWITCH_CUES = CuePattern(
     r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|closed|"
     r"shut down|"
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
     r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of)\b",
-    re.IGNORECASE,
 )
 # Saying that a value changed, for a memory about the same thing with a value of the same kind.
-OPEN_CUES = re.compile(
+OPEN_CUES = CuePattern(
     r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|"
     r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|upped|hiked|"
     r"doubled|halved|tripled|reduced|"
@@ -72,7 +74,6 @@ OPEN_CUES = re.compile(
     r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"
     r"changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone) with|"
     r"(?:went|gone) (?:down |up )?to (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b))",
-    re.IGNORECASE,
 )
 
 
@@ -311,6 +312,8 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue
+        if n.memory.subject == cand.subject and restates(n.memory.text, cand.text):
+            return [n.memory.id], looked, "the same sentence again with another value of a kind it holds once"
         if not competes(n.memory.text, cand.text):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":

@@ -7,7 +7,9 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import about_someone_else, changed_thing, names_subject, relation, competes, names_old_value, names_slot, slot_fits, topic_words, value_kind, value_kinds
+from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
+                                      names_subject, relation, restates, slot_fits, topic_words, value_kind,
+                                      value_kinds)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -352,3 +354,40 @@ def test_a_length_of_time_is_an_amount_and_a_time():
 
 def test_a_duration_and_a_frequency_are_values_of_one_kind():
     assert competes("User's on-call rotation is weekly.", "On-call is now two weeks per person.")
+
+
+# One sentence said again with another value (the words around it the same): an update without a cue when
+# the value is a time or an amount, or anything said of a definite thing; never fears, plans, told events,
+# things had, another relative, or a second clause.
+@pytest.mark.parametrize("old, new, expected", [
+    ("User goes to bed around midnight.", "User goes to bed at 10:30.", True),
+    ("User takes the 7:40 train to work.", "User takes the 8:10 train to work.", True),
+    ("User usually runs 5k on Sundays.", "User usually runs 10k on Sundays.", True),
+    ("The deploy freeze starts on the 14th.", "The deploy freeze starts on the 18th.", True),
+    ("Band practice is at Leo's garage.", "Band practice is at the community hall.", True),
+    ("User's Monday class is spin.", "User's Monday class is Pilates.", True),
+    ("Standup is at 9:15.", "Standup is at 10.", True),
+    ("User is scared of spiders.", "User is scared of heights.", False),
+    ("User is allergic to peanuts.", "User is allergic to shellfish.", False),
+    ("User plays tennis on Saturdays.", "User plays squash on Wednesdays.", False),
+    ("User visited Lisbon in May.", "User visited Porto in May.", False),
+    ("Caroline went to the support group on May 7.", "Caroline went to the support group on June 2.", False),
+    ("User is going to Spain in July.", "User is going to Spain in August.", False),
+    ("User has two kids.", "User has three kids.", False),
+    ("User calls their mum on Sundays.", "User calls their dad on Sundays.", False),
+    ("User's son is 7.", "User's daughter is 4.", False),
+    ("The kids' swim lesson is on Tuesday.", "The kids' piano lesson is on Thursday.", False),
+    ("User is reading Dune.", "User is reading Piranesi.", False),
+    ("John is having fun.", "John is lucky.", False),
+    ("John was thrilled.", "John was definitely elated.", False),
+    ("It's been ages since Tim last talked.", "It's been ages since Tim last chatted.", False),
+])
+def test_restates(old, new, expected):
+    assert restates(old, new) is expected
+
+
+def test_a_time_said_again_replaces_the_note_without_a_cue():
+    bed = mem(6, "note", "I go to bed around midnight", "User goes to bed around midnight.", multi=True)
+    c = cand("note", "I go to bed at 10:30", "User goes to bed at 10:30.", "I go to bed at 10:30",
+             understood=False, multi=True, update_cue=False)
+    assert run(c, (bed, 0.8)).supersede_ids == [6]

@@ -339,3 +339,41 @@ def test_a_tool_for_a_purpose_holds_that_role(message, attribute):
 
 def test_a_change_word_inside_the_value_is_not_a_switch():
     assert [c.attribute for c in extract("I use Krita, which changed how I draw")] == ["tools"]
+
+
+# Working with someone is not working for them: "I work with Sara on the mobile app" names a colleague, and
+# "I work with Python" a tool; neither is an employer (the employer slot holds one value: it would replace).
+@pytest.mark.parametrize("message", ["I work with Sara on the mobile app.", "i work with kids with autism",
+                                     "I've been working with Python for years", "We work with a lot of NGOs."])
+def test_working_with_someone_is_not_an_employer(message):
+    assert all(c.attribute != "employer" for c in extract(message)), extract(message)
+
+
+# Going somewhere is a trip unless the place is a school: education holds one value and would be replaced.
+@pytest.mark.parametrize("message", ["I went to a museum with Jon on Sunday.", "I went to Oxford for the weekend",
+                                     "went to the dentist this morning"])
+def test_going_somewhere_is_not_education(message):
+    assert all(c.attribute != "education" for c in extract(message)), extract(message)
+
+
+@pytest.mark.parametrize("message", ["I went to the University of Leeds.", "I went to art school in Glasgow"])
+def test_going_to_a_school_is_education(message):
+    assert [c.attribute for c in extract(message)][:1] == ["education"]
+
+
+# A cue word written as part of a name is the name: "a Switch" is a console, "New York" a city.
+@pytest.mark.parametrize("message", ["I bought a Switch in July.", "I visited New York in May.",
+                                     "We watched Moving Pictures last night."])
+def test_a_cue_word_inside_a_name_is_no_cue(message):
+    assert not any(c.update_cue for c in extract(message)), extract(message)
+
+
+# A part of the project with a role of its own is not the project's one database, framework or host.
+@pytest.mark.parametrize("message, attribute", [
+    ("We use Redis for caching.", "project_database_for_caching"),
+    ("we use elasticsearch for search", "project_database_for_search"),
+    ("We use Postgres for the main app.", "project_database"),
+    ("We use React for the frontend", "framework"),
+])
+def test_a_part_of_the_project_with_a_role_has_a_slot_of_its_own(message, attribute):
+    assert [c.attribute for c in extract(message)] == [attribute]

@@ -52,3 +52,18 @@ def test_tools_for_work_accumulate(engine):
     engine.ingest("I use Trello for work.", user_id="u")
     result = engine.ingest("I use Slack for work.", user_id="u")
     assert result.superseded_ids == []
+
+
+# Things said beside each other that share words but are not one fact said twice: none replaces the other.
+SIDE_BY_SIDE = [
+    ("We use Postgres for the main app.", "We use Redis for caching."),
+    ("I work with Tom on the API.", "I work with Sara on the mobile app."),
+    ("I went to a concert with Mel last week.", "I went to a museum with Jon on Sunday."),
+    ("I bought a Kindle in March.", "I bought a Switch in July."),
+]
+
+
+@pytest.mark.parametrize("first, second", SIDE_BY_SIDE, ids=[s[1] for s in SIDE_BY_SIDE])
+def test_facts_side_by_side_replace_nothing(engine, first, second):
+    engine.ingest(first, user_id="u")
+    assert engine.ingest(second, user_id="u").superseded_ids == []

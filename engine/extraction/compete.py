@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from .. import text as textlib
+from .voice import PAST_TENSE
 
 _TIME = re.compile(
     r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -260,3 +261,78 @@ def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> 
         return False
     words = _words(slot_name.replace("_", " ") + " " + description) - _GENERIC_DESCRIPTION_WORDS
     return bool({_SAME_THING.get(w, w) for w in _words(clause)} & {_SAME_THING.get(w, w) for w in words})
+
+
+# --- one sentence said again with another value --------------------------------------------------
+# "User goes to bed around midnight." then "User goes to bed at 10:30.": the same words around one changed
+# value. Said without any update word, this is still an update when the value is one a frame holds once: a
+# time or an amount ("takes the 7:40 train", "runs 5k on Sundays"), or anything said of a definite thing
+# ("Band practice is at ...", "User's Monday class is ..."). Not of the user in general: "User is scared of
+# spiders" and "... of heights" are two fears. Past events accumulate ("visited Lisbon", "visited Porto").
+
+_LEAD_WORDS = frozenset("at on in by with the a an around about to for from".split())
+_COPULAS = frozenset("is are was were am be been being".split())
+_HAVING = frozenset("has have had own owns got gets".split())
+_DEFINITE_THING = re.compile(r"^(?!(?:it|that|there|here|what|who|he|she)'s\b)"
+                             r"(?:user's|[a-z][\w-]*'s|their|his|her|our|my|the|this|these|those)\s+[\w-]+")
+
+
+def _frame_words(text: str) -> list[str]:
+    return [w.strip(".,!?;:'\"").casefold() for w in text.split() if w.strip(".,!?;:'\"")]
+
+
+def _past_event(words: list[str]) -> bool:
+    """Does the frame tell a past event? A past-tense verb not after a copula ("is called" is a state)."""
+    for before, word in zip([""] + words, words):
+        if before in _COPULAS or before in ("user's",):
+            continue
+        if word in PAST_TENSE or (word.endswith("ed") and len(word) > 4 and word not in _NOT_PAST):
+            return True
+    return False
+
+
+_NOT_PAST = frozenset("need needed red bed speed seed weed feed breed shed".split())
+
+
+def restates(old_text: str, new_text: str) -> bool:
+    """Is the new sentence the old one with its one value changed, of a kind a frame holds once?"""
+    old, new = _frame_words(old_text), _frame_words(new_text)
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    old_mid, new_mid = old[start:len(old) - end], new[start:len(new) - end]
+    while old_mid and new_mid and old_mid[0] in _LEAD_WORDS and new_mid[0] in _LEAD_WORDS:
+        old_mid, new_mid = old_mid[1:], new_mid[1:]  # "around midnight" / "at 10:30": the value is after them
+    while old_mid and old_mid[0] in _LEAD_WORDS:
+        old_mid = old_mid[1:]
+    while new_mid and new_mid[0] in _LEAD_WORDS:
+        new_mid = new_mid[1:]
+    if not old_mid or not new_mid or len(old_mid) > 3 or len(new_mid) > 3:
+        return False
+    if (_COPULAS | _HAVING | {"and", "but", "or"}) & set(old_mid + new_mid):
+        return False  # a second clause or a different subject changed, not one value
+    frame = old[:start] + old[len(old) - end:]
+    if not topic_words(" ".join(frame)) or _past_event(frame) or (_HAVING | {"going"}) & set(frame):
+        return False  # told events, things had and plans ("is going to Spain in July") accumulate
+    if _only_a_time_or_amount(old_mid) and _only_a_time_or_amount(new_mid):
+        return True
+    said_of = old[:start]
+    if start >= 2 and _DEFINITE_THING.match(" ".join(said_of)):
+        return True
+    # A bare name before "is" may be a person's ("John is lucky", "John is a fan"): only where a thing is
+    # held ("Band practice is at ...", "Standup is on ...") is it said of a thing.
+    return any(w in _COPULAS and after in _PLACE_OR_TIME for w, after in zip(said_of, said_of[1:]))
+
+
+_PLACE_OR_TIME = frozenset("at on in every".split())
+
+
+_CLOCK_WORDS = frozenset("am pm a.m p.m half past quarter to o'clock ish".split())
+
+
+def _only_a_time_or_amount(words: list[str]) -> bool:
+    return all(_TIME.fullmatch(w) or _NUMBER.search(w) or _number_word(w, "") is not None or w in _CLOCK_WORDS
+               for w in words)

@@ -189,9 +189,21 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     slot, name = known
     if for_project:
         slot = {"database": "project_database", "programming_languages": "project_language"}.get(slot, slot)
-    if slot in ("framework", "hosting", "project_database", "project_language"):
+    role = _PURPOSE.search(v)
+    if (role and slot in SLOTS and not SLOTS[slot].multi and role["for"].split()[-1].lower() not in _WHOLE_PROJECT
+            and role["for"].lower() not in _BROAD_PURPOSES):
+        # "Redis for caching" beside "Postgres for the main app": a part with a role of its own, not the project's
+        # one database; the next one for that role replaces it ("Memcached for caching now").
+        slot = f"{slot}_for_{slug(role['for'])}"
+    if slot.split("_for_")[0] in ("framework", "hosting", "project_database", "project_language"):
         return Found(slot, name, subject="project", replaced_value=old, type="project_detail")
     return Found(slot, name, replaced_value=old, type="preference")
+
+
+_PURPOSE = re.compile(r"\s+for\s+(?:my\s+|our\s+|the\s+|its\s+)?(?P<for>[a-z][\w -]*?)$")
+# What names the whole project, not a part of it: "Postgres for the main app" is the project's database.
+_WHOLE_PROJECT = frozenset("project app application backend back-end frontend front-end site website api service "
+                           "product platform startup company it everything".split())
 
 
 def building(clause: str, m: re.Match[str], S: str, P: str) -> Handled:

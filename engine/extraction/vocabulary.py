@@ -146,18 +146,39 @@ CUE_PREFIX = re.compile(
     r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now)\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
-UPDATE_CUES = re.compile(
+class CuePattern:
+    """A cue word pattern that passes over a capitalised word inside a sentence: that word is part of a name,
+    not the cue ("bought a Switch", "visited New York", "a Moved Out tour"), though it reads like one."""
+
+    def __init__(self, pattern: str, flags: int = re.IGNORECASE):
+        self.regex = re.compile(pattern, flags)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for match in self.regex.finditer(text):
+            if not _inside_a_name(text, match):
+                return match
+        return None
+
+
+def _inside_a_name(text: str, match: re.Match[str]) -> bool:
+    word = match.group(0)
+    if not word[:1].isupper() or word.split()[0] in ("I", "I'm", "I've"):
+        return False
+    before = text[: match.start()].rstrip()
+    return bool(before) and before[-1] not in ".!?:;\"'(-—"
+
+
+UPDATE_CUES = CuePattern(
     r"\b(?:actually|moved|moving|relocated|switched|switching|changed|changing|no longer|not anymore|anymore|"
     r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|"
     r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
     r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
     r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling)\b",
-    re.IGNORECASE,
 )
 # Saying outright that something said before was wrong: holds for every clause of the sentence.
-CORRECTION_CUES = re.compile(
+CORRECTION_CUES = CuePattern(
     r"\b(?:i meant|meant to say|correction|scratch that|my bad|oops|typo|i misspoke|i was wrong|that was wrong|"
-    r"mistake)\b", re.IGNORECASE)
+    r"mistake)\b")
 FROM_TO = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$", re.IGNORECASE)
 INSTEAD_OF = re.compile(r"\b(?:instead of|rather than|not)\s+(?P<old>[\w .+#-]+?)(?:[,.;]|$)", re.IGNORECASE)
 IMPORTANT = re.compile(
