@@ -26,7 +26,10 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    at least `open_world_floor` similar. The same sentence said again with another value replaces the old
    one without any cue when the value is one its frame holds once: a time or an amount ("goes to bed at
    10:30" after "... around midnight"), or anything said of a definite thing ("Band practice is at ...");
-   never a told event, a thing had or a plan (compete.restates). Accumulating slots (hobbies, tools,
+   never a told event, a thing had or a plan (compete.restates). So does a time, amount or name given again of
+   the same thing in other words (compete.same_thing: one owner, one head noun, qualifiers that do not
+   disagree: "Emergency contact: my friend Joe" after "My emergency contact is my sister Ana", never "Our
+   production server ..." after "Our staging server ..."). Accumulating slots (hobbies, tools,
    languages) are never replaced by topic alone, only when their value is named.
 8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
@@ -48,7 +51,8 @@ from typing import Callable
 from .extraction import SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, names_old_value, names_slot, names_subject, relation,
-                                 restates, topic_words, value_kind, value_kinds)
+                                 restates, same_thing, topic_words, value_kind,
+                                 value_kinds)
 from .model import Memory
 
 STRONG_CUES = CuePattern(
@@ -319,8 +323,16 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
                                            + (", with an update cue" if cued else ", a quantity"))
+        if (n.memory.subject == cand.subject and same_thing(n.memory.text, cand.text)
+                and value_kind(cand.text, sentence=True) in _HELD_ONCE
+                and value_kind(n.memory.text, sentence=True) in _HELD_ONCE):
+            return [n.memory.id], looked, "a value of the same thing again, without a cue"
     return [], looked, ""
 
+
+# What one thing holds one of at a time: a time, an amount, a name ("the dentist appointment is on the 9th").
+# A phrase may be one more description of it ("The office is in Camden" / "The office is bright and noisy").
+_HELD_ONCE = frozenset({"time", "amount", "name"})
 
 _NAMES_ITS_THING = re.compile(r"^(?!(?:It|That|There|Here|What|Who|He|She)'s\b)"
                               r"(?:User's|[A-Z][\w-]*'s|Their|His|Her|Our|My|The|This|That|These|Those)\s")

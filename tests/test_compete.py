@@ -8,7 +8,7 @@ import pytest
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
-                                      names_subject, relation, restates, slot_fits, topic_words, value_kind,
+                                      names_subject, relation, restates, same_thing, slot_fits, topic_words, value_kind,
                                       value_kinds)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
@@ -391,3 +391,23 @@ def test_a_time_said_again_replaces_the_note_without_a_cue():
     c = cand("note", "I go to bed at 10:30", "User goes to bed at 10:30.", "I go to bed at 10:30",
              understood=False, multi=True, update_cue=False)
     assert run(c, (bed, 0.8)).supersede_ids == [6]
+
+
+# One thing given a value twice (one owner, one head noun, qualifiers that do not disagree), or two things.
+@pytest.mark.parametrize("old, new, expected", [
+    ("User's landlord is Mr. Hughes.", "The flat's landlord is Ms. Adeyemi.", True),
+    ("User's emergency contact is my sister Ana.", "Emergency contact: User's friend Joe.", True),
+    ("User's office is in Shoreditch.", "The office is in Camden.", True),
+    ("User's standup is at 9:15 every day.", "Daily standup happens at 10.", True),
+    ("User's CI runs on Jenkins.", "CI is GitHub Actions.", True),
+    ("User's flight to Oslo is on the 3rd.", "User's flight to Rome is on the 19th.", False),
+    ("Our staging server is in Frankfurt.", "Our production server is in Dublin.", False),
+    ("The quarterly review is on the 12th.", "The budget review is on the 20th.", False),
+    ("Tom's birthday is on May 3.", "Sara's birthday is on May 9.", False),
+    ("Maya's dog is called Pepper.", "Maya's cat is called Miso.", False),
+    ("User's dentist is Dr. Patel.", "User's optician is Dr. Ross.", False),
+    ("John is in Boston.", "John is in Paris.", False),
+    ("User is with Vodafone.", "User is with Lebara.", False),
+])
+def test_same_thing(old, new, expected):
+    assert same_thing(old, new) is expected

@@ -377,3 +377,17 @@ def test_a_cue_word_inside_a_name_is_no_cue(message):
 ])
 def test_a_part_of_the_project_with_a_role_has_a_slot_of_its_own(message, attribute):
     assert [c.attribute for c in extract(message)] == [attribute]
+
+
+# One kind of favourite has one slot, whatever its word; kinds only near each other are two slots (both hold).
+@pytest.mark.parametrize("first, second, same", [
+    ("My favourite film is Alien.", "my favorite movie is Heat", True),
+    ("My favourite colour is teal.", "my favorite color is green now", True),
+    ("My favourite band is Radiohead.", "My favourite singer is Björk.", False),
+    ("My favourite book is Dune.", "My favourite author is Le Guin.", False),
+    ("My favourite sport is football.", "My favourite team is Arsenal.", False),
+    ("My favourite drink is tea.", "My favourite coffee is a flat white.", False),
+])
+def test_one_kind_of_favourite_is_one_slot(first, second, same):
+    a, b = extract(first)[0].attribute, extract(second)[0].attribute
+    assert (a == b) is same, (a, b)

@@ -67,3 +67,23 @@ SIDE_BY_SIDE = [
 def test_facts_side_by_side_replace_nothing(engine, first, second):
     engine.ingest(first, user_id="u")
     assert engine.ingest(second, user_id="u").superseded_ids == []
+
+
+# A value of the same thing said again without any update word ("Dentist appointment: the 9th.").
+UNCUED = [
+    (["The dentist appointment is on the 5th.", "Dentist appointment: the 9th."], "when is the dentist appointment?",
+     "9th", "5th"),
+    (["My landlord is Mr. Hughes.", "The flat's landlord is Ms. Adeyemi."], "who is my landlord?", "Adeyemi",
+     "Hughes"),
+    (["I go to bed around midnight.", "I go to bed at 10:30."], "when do I go to bed?", "10:30", "midnight"),
+]
+
+
+@pytest.mark.parametrize("messages, question, expected, old", UNCUED, ids=[u[1] for u in UNCUED])
+def test_a_value_said_again_without_a_cue_replaces_the_fact(engine, messages, question, expected, old):
+    test_an_update_in_other_words_replaces_the_fact(engine, messages, question, expected, old)
+
+
+def test_two_things_of_one_kind_stay_two(engine):
+    engine.ingest("Our staging server is in Frankfurt.", user_id="u")
+    assert engine.ingest("Our production server is in Dublin.", user_id="u").superseded_ids == []

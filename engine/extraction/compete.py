@@ -336,3 +336,46 @@ _CLOCK_WORDS = frozenset("am pm a.m p.m half past quarter to o'clock ish".split(
 def _only_a_time_or_amount(words: list[str]) -> bool:
     return all(_TIME.fullmatch(w) or _NUMBER.search(w) or _number_word(w, "") is not None or w in _CLOCK_WORDS
                for w in words)
+
+
+# --- what a value is said of ---------------------------------------------------------------------
+# "The dentist appointment is on the 5th." and "Dentist appointment: the 9th." give a value of one thing; "User's
+# flight to Oslo ..." and "User's flight to Rome ..." of two (they differ in what qualifies them), as do "Our
+# staging server ..." and "Our production server ...". A thing said with a value twice holds the later one.
+
+_SAID_OF = re.compile(
+    r"^(?:(?P<owner>User's|Their|Our|My|The|This|[A-Z][\w-]*'s)\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
+    r"(?:\s*:|\s+(?:is|are|will be|has been|have been|happens|happen|runs|run|starts|start|ends|end|"
+    r"takes place|falls|meets|meet)\b)")
+_USERS = frozenset({None, "user's", "their", "our", "my", "the", "this"})
+_PREPOSITIONS = frozenset("to for of at in on with from".split())
+
+
+def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
+    """(owner, head, qualifiers) of the thing a sentence gives a value of, or None when it is said of the
+    user or of someone named ("User is with Vodafone", "John is lucky"). The owner is None for the user's."""
+    m = _SAID_OF.match(text.strip())
+    if m is None:
+        return None
+    words = m["np"].split()
+    if not m["owner"] and (words[0] in ("User", "It", "There", "That", "This", "He", "She", "They", "We", "I")
+                           or all(w[:1].isupper() and w[1:].islower() for w in words)):
+        return None  # the user, a pronoun or a name ("John", "Maya Silva") is who, not what
+    owner = m["owner"].casefold() if m["owner"] else None
+    owner = None if owner in _USERS else owner.removesuffix("'s")
+    lowered = [w.casefold().removesuffix("'s") for w in words]
+    cut = next((i for i, w in enumerate(lowered) if w in _PREPOSITIONS and i > 0), len(lowered))
+    head = textlib.tokenize(lowered[cut - 1])
+    if not head:
+        return None
+    qualifiers = frozenset(t for w in lowered[:cut - 1] + lowered[cut + 1:] for t in textlib.tokenize(w))
+    return owner, _SAME_THING.get(head[0], head[0]), qualifiers
+
+
+def same_thing(old_text: str, new_text: str) -> bool:
+    """Do two sentences give a value of one thing: one owner, one head noun, and qualifiers that do not
+    disagree (one may say more: "the flat's landlord" is "User's landlord")?"""
+    old, new = said_of(old_text), said_of(new_text)
+    if old is None or new is None or old[:2] != new[:2]:
+        return False
+    return not (old[2] and new[2]) or old[2] <= new[2] or new[2] <= old[2]

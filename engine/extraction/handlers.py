@@ -247,7 +247,8 @@ def project_attr(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
 
 
 def event(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
-    name = clean_value(m["e"]).lower()
+    # "bare": said without a determiner, at most one word before the event's noun ("Dentist appointment: ...")
+    name = clean_value(m["e"] or m["bare"]).lower()
     name = re.sub(r"^(?:an?|the|my|our)\s+", "", name)
     if name in ("deadline", "launch", "release"):
         v = clean_value(m["v"])

@@ -40,5 +40,9 @@ def slug(words: str) -> str:
 def event_subject(name: str) -> str:
     """Word order and small words do not make another event: "meeting with the investors" is
     "investor meeting"."""
-    words = sorted(set(textlib.tokenize(name))) or [name]
+    words = sorted(set(textlib.tokenize(name)) - _HOW_OFTEN) or [name]
     return "event:" + " ".join(words)
+
+
+# How often or which one of a recurring event is not another event: "daily standup" is the standup.
+_HOW_OFTEN = frozenset(textlib.tokenize("daily weekly monthly yearly annual usual regular next upcoming"))

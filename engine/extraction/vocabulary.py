@@ -253,6 +253,7 @@ EVENT_NOUNS = (
 )
 WHEN = (
     r"(?:on|at|in|next|this|tomorrow|tonight|today|every|each|later|coming|by|from|until|before|after|"
+    r"the(?=\s+\d{1,2}(?:st|nd|rd|th)\b)|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d)"
 )
@@ -292,18 +293,18 @@ PERSON_ATTRS = {
     "goal": "goal", "main goal": "goal", "dream": "goal", "plan": "goal", "hobby": "hobbies",
     "hobbies": "hobbies", "native language": "languages", "mother tongue": "languages",
 }
+# Words for one kind of favourite: "film" and "movie" are one slot, so the later replaces the earlier. Kinds that
+# are only near each other are slots of their own ("favourite band" and "favourite singer" can both hold, as can
+# "favourite book" and "favourite author"); a kind not listed gets "favorite_<kind>".
 FAVORITE_KINDS = {
-    "food": "favorite_food", "dish": "favorite_food", "meal": "favorite_food", "cuisine": "favorite_food",
-    "snack": "favorite_food", "dessert": "favorite_food", "fruit": "favorite_food", "pizza": "favorite_food",
-    "drink": "favorite_drink", "beverage": "favorite_drink", "coffee": "favorite_drink", "tea": "favorite_drink",
-    "beer": "favorite_drink", "wine": "favorite_drink", "cocktail": "favorite_drink",
-    "color": "favorite_color", "colour": "favorite_color", "band": "favorite_music", "artist": "favorite_music",
-    "singer": "favorite_music", "song": "favorite_music", "music": "favorite_music", "genre": "favorite_music",
-    "album": "favorite_music", "composer": "favorite_music", "musician": "favorite_music",
-    "movie": "favorite_movie", "film": "favorite_movie", "book": "favorite_book", "author": "favorite_book",
-    "novel": "favorite_book", "writer": "favorite_book", "show": "favorite_show", "tv show": "favorite_show",
-    "series": "favorite_show", "sport": "favorite_sport", "team": "favorite_sport", "game": "favorite_game",
-    "video game": "favorite_game", "board game": "favorite_game",
+    "food": "favorite_food", "dish": "favorite_food", "meal": "favorite_food",
+    "drink": "favorite_drink", "beverage": "favorite_drink",
+    "color": "favorite_color", "colour": "favorite_color", "music": "favorite_music", "genre": "favorite_music",
+    "band": "favorite_band", "artist": "favorite_artist", "musician": "favorite_artist",
+    "movie": "favorite_movie", "film": "favorite_movie", "book": "favorite_book", "novel": "favorite_book",
+    "author": "favorite_author", "writer": "favorite_author", "show": "favorite_show", "tv show": "favorite_show",
+    "series": "favorite_show", "sport": "favorite_sport", "team": "favorite_team", "game": "favorite_game",
+    "video game": "favorite_game",
 }
 
 
