@@ -316,14 +316,16 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue
-        if n.memory.subject == cand.subject and restates(n.memory.text, cand.text):
+        # A clause no rule understood has "user" as its subject by default, not by finding: its words decide.
+        same_subject = n.memory.subject == cand.subject or not cand.understood
+        if same_subject and restates(n.memory.text, cand.text):
             return [n.memory.id], looked, "the same sentence again with another value of a kind it holds once"
         if not competes(n.memory.text, cand.text):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
                                            + (", with an update cue" if cued else ", a quantity"))
-        if (n.memory.subject == cand.subject and same_thing(n.memory.text, cand.text)
+        if (same_subject and same_thing(n.memory.text, cand.text)
                 and value_kind(cand.text, sentence=True) in _HELD_ONCE
                 and value_kind(n.memory.text, sentence=True) in _HELD_ONCE):
             return [n.memory.id], looked, "a value of the same thing again, without a cue"

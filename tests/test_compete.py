@@ -408,6 +408,10 @@ def test_a_time_said_again_replaces_the_note_without_a_cue():
     ("User's dentist is Dr. Patel.", "User's optician is Dr. Ross.", False),
     ("John is in Boston.", "John is in Paris.", False),
     ("User is with Vodafone.", "User is with Lebara.", False),
+    ("The vet is Dr. Mills.", "Vet: Dr. Owusu at Parkside.", True),
+    ("User's landlord is Mr. Hughes.", "Landlord's name is Ms. Adeyemi.", True),
+    ("The retro is on Thursdays.", "The retro's on Friday now.", True),
+    ("John is at the gym.", "John's at the office.", False),
 ])
 def test_same_thing(old, new, expected):
     assert same_thing(old, new) is expected

@@ -391,3 +391,8 @@ def test_a_part_of_the_project_with_a_role_has_a_slot_of_its_own(message, attrib
 def test_one_kind_of_favourite_is_one_slot(first, second, same):
     a, b = extract(first)[0].attribute, extract(second)[0].attribute
     assert (a == b) is same, (a, b)
+
+
+def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
+    [c] = extract("Sister's name is Anna, typo.")
+    assert not c.elliptical and c.correction and "Anna" in c.text

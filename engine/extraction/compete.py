@@ -348,18 +348,22 @@ _SAID_OF = re.compile(
     r"(?:\s*:|\s+(?:is|are|will be|has been|have been|happens|happen|runs|run|starts|start|ends|end|"
     r"takes place|falls|meets|meet)\b)")
 _USERS = frozenset({None, "user's", "their", "our", "my", "the", "this"})
+_IS_CONTRACTED = re.compile(r"^((?:the |our |my )?[\w-]+(?: [\w-]+)?)'s (?=(?:on|at|in|every|due|now|still|back|the|a|an|\d)\b)",
+                            re.IGNORECASE)
 _PREPOSITIONS = frozenset("to for of at in on with from".split())
 
 
 def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     """(owner, head, qualifiers) of the thing a sentence gives a value of, or None when it is said of the
     user or of someone named ("User is with Vodafone", "John is lucky"). The owner is None for the user's."""
-    m = _SAID_OF.match(text.strip())
+    text = _IS_CONTRACTED.sub(r"\1 is ", text.strip())  # "Wedding's on the 21st"
+    m = _SAID_OF.match(text)
     if m is None:
         return None
     words = m["np"].split()
+    labelled = text[m.end() - 1:m.end()] == ":"  # "Vet: Dr. Owusu" labels a thing; "John: hi" is not said here
     if not m["owner"] and (words[0] in ("User", "It", "There", "That", "This", "He", "She", "They", "We", "I")
-                           or all(w[:1].isupper() and w[1:].islower() for w in words)):
+                           or (not labelled and all(w[:1].isupper() and w[1:].islower() for w in words))):
         return None  # the user, a pronoun or a name ("John", "Maya Silva") is who, not what
     owner = m["owner"].casefold() if m["owner"] else None
     owner = None if owner in _USERS else owner.removesuffix("'s")
@@ -369,6 +373,8 @@ def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     if not head:
         return None
     qualifiers = frozenset(t for w in lowered[:cut - 1] + lowered[cut + 1:] for t in textlib.tokenize(w))
+    if head == textlib.tokenize("name") and owner is not None and cut == 1:
+        owner, head = None, textlib.tokenize(owner) or head  # "Landlord's name is ..." names the landlord
     return owner, _SAME_THING.get(head[0], head[0]), qualifiers
 
 

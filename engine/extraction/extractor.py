@@ -63,7 +63,9 @@ def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None]
         return None
     clause = re.sub(r"^(?:i meant|i mean|meant to say|make (?:that|it)|it's|it is|rather)\s+", "", clause,
                     flags=re.IGNORECASE).strip(" ,.!")
-    clause = re.sub(r"[\s,]+(?:sorry|oops|my bad)$", "", clause, flags=re.IGNORECASE).strip(" ,.!")
+    clause = re.sub(r"[\s,]+(?:sorry|oops|my bad|typo)$", "", clause, flags=re.IGNORECASE).strip(" ,.!")
+    if re.search(r"\b(?:is|are|was|were|am|has|have|had)\b", clause, re.IGNORECASE):
+        return None  # "Sister's name is Anna, typo": a whole statement, corrected in full, not a bare value
     if not textlib.tokenize(re.sub(r"\bnot\b", "", clause, flags=re.IGNORECASE)):
         return None
     if not clause or len(clause.split()) > 5 or re.match(r"^(?:i|my|we|our|i'm|i've|you|your)\b", clause, re.IGNORECASE):

@@ -299,13 +299,14 @@ RULES: tuple[Rule, ...] = (
              ("Our app is called Tidewater", ("project", "project_name", "Tidewater")),
              ("The project is named Nimbus", "The project is called Nimbus."),
          ]),
-    Rule("event", "date, deadline", rf"^(?:(?:(?:i|we) (?:have|'ve got|got|have got)|there(?:'s| is)|(?:my|our|the))\s+(?:an?\s+|my\s+|our\s+|the\s+)?(?P<e>[\w\s'-]{{0,30}}?(?:{EVENT_NOUNS})(?:\s+(?:with|to|at|for|in)\s+(?:the\s+|my\s+|our\s+)?[\w'-]+)?)|(?P<bare>(?:[\w'-]+\s+)?(?:{EVENT_NOUNS})))(?:\s*:\s*|\s+)(?:is\s+|was\s+|got\s+|has been\s+|will be\s+|'ll be\s+|is going to be\s+|'s\s+)?(?:(?:lands|departs|leaves|starts|begins|ends|arrives|happens|takes place)\s+)?(?:now\s+)?(?:moved\s+|rescheduled\s+|pushed\s+|postponed\s+|changed\s+|set\s+|scheduled\s+|planned\s+|booked\s+)?(?:to\s+|for\s+)?(?P<v>{WHEN}.*)$",
+    Rule("event", "date, deadline", rf"^(?:(?:(?:i|we) (?:have|'ve got|got|have got)|there(?:'s| is)|(?:my|our|the))\s+(?:an?\s+|my\s+|our\s+|the\s+)?(?P<e>[\w\s'-]{{0,30}}?(?:{EVENT_NOUNS})(?:\s+(?:with|to|at|for|in)\s+(?:the\s+|my\s+|our\s+)?[\w'-]+)?)|(?P<bare>(?:[\w'-]+\s+(?=(?-i:[a-z])))?(?:{EVENT_NOUNS})))(?:\s*:\s*|'s\s+|\s+)(?:is\s+|was\s+|got\s+|has been\s+|will be\s+|'ll be\s+|is going to be\s+|'s\s+)?(?:(?:lands|departs|leaves|starts|begins|ends|arrives|happens|takes place)\s+)?(?:now\s+)?(?:moved\s+|rescheduled\s+|pushed\s+|postponed\s+|changed\s+|set\s+|scheduled\s+|planned\s+|booked\s+)?(?:to\s+|for\s+)?(?P<v>{WHEN}.*)$",
          handler=handlers.event, examples=[
              ("The standup moved to 10am", ("event:standup", "date", "10am")),
              ("My flight lands at 18:40", ("event:flight", "date", "at 18:40")),
              ("Dentist appointment: the 9th.", ("event:appointment dentist", "date", "the 9th")),
              ("The wedding will be on June 21.", ("event:wed", "date", "on June 21")),
              ("Daily standup happens at 10.", ("event:standup", "date", "at 10")),
+             ("Wedding's on the 21st.", ("event:wed", "date", "on the 21st")),
          ]),
     Rule("trip", "date", r"^(?:i'?m|i am|we'?re|we are)\s+(?:going|flying|traveling|travelling|heading|driving|off|visiting|taking a trip)\s+(?:to\s+)?(?P<e>.+?)\s+(?P<v>(?:on|in|next|this|tomorrow|for|over|during|at the end of)\b.+)$",
          handler=handlers.trip, examples=[
