@@ -316,8 +316,9 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue
-        # A clause no rule understood has "user" as its subject by default, not by finding: its words decide.
-        same_subject = n.memory.subject == cand.subject or not cand.understood
+        # A clause no rule understood has its speaker as subject by default, not by finding: against a memory
+        # about a thing (an event, the project) its words decide. Two people are never one subject.
+        same_subject = n.memory.subject == cand.subject or (not cand.understood and _about_a_thing(n.memory))
         if same_subject and restates(n.memory.text, cand.text):
             return [n.memory.id], looked, "the same sentence again with another value of a kind it holds once"
         if not competes(n.memory.text, cand.text):
@@ -330,6 +331,10 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 and value_kind(n.memory.text, sentence=True) in _HELD_ONCE):
             return [n.memory.id], looked, "a value of the same thing again, without a cue"
     return [], looked, ""
+
+
+def _about_a_thing(memory: Memory) -> bool:
+    return ":" in memory.subject or memory.subject == "project"
 
 
 # What one thing holds one of at a time: a time, an amount, a name ("the dentist appointment is on the 9th").

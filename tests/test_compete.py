@@ -380,6 +380,7 @@ def test_a_duration_and_a_frequency_are_values_of_one_kind():
     ("User is reading Dune.", "User is reading Piranesi.", False),
     ("John is having fun.", "John is lucky.", False),
     ("John was thrilled.", "John was definitely elated.", False),
+    ("Let's keep working hard.", "Let's keep each other motivated.", False),
     ("It's been ages since Tim last talked.", "It's been ages since Tim last chatted.", False),
 ])
 def test_restates(old, new, expected):
@@ -415,3 +416,18 @@ def test_a_time_said_again_replaces_the_note_without_a_cue():
 ])
 def test_same_thing(old, new, expected):
     assert same_thing(old, new) is expected
+
+
+def test_what_one_person_says_again_never_replaces_what_another_said():
+    johns = mem(7, "note", "I go to bed around midnight", "John goes to bed around midnight.", subject="john",
+                multi=True)
+    c = cand("note", "I go to bed at 10:30", "Tim goes to bed at 10:30.", "I go to bed at 10:30",
+             understood=False, multi=True, update_cue=False, subject="tim")
+    assert run(c, (johns, 0.8)).action == "created"
+
+
+def test_a_note_gives_an_events_value_again_by_its_words():
+    event = mem(8, "date", "on the 5th", "The dentist appointment is on the 5th.", subject="event:appointment dentist")
+    c = cand("note", "Dentist appointment - the 9th", "Dentist appointment - the 9th.", "Dentist appointment - the 9th",
+             understood=False, multi=True, update_cue=False)
+    assert run(c, (event, 0.85)).supersede_ids == [8]

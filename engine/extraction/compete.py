@@ -273,7 +273,7 @@ def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> 
 _LEAD_WORDS = frozenset("at on in by with the a an around about to for from".split())
 _COPULAS = frozenset("is are was were am be been being".split())
 _HAVING = frozenset("has have had own owns got gets".split())
-_DEFINITE_THING = re.compile(r"^(?!(?:it|that|there|here|what|who|he|she)'s\b)"
+_DEFINITE_THING = re.compile(r"^(?!(?:it|that|there|here|what|who|he|she|let)'s\b)"
                              r"(?:user's|[a-z][\w-]*'s|their|his|her|our|my|the|this|these|those)\s+[\w-]+")
 
 
@@ -344,8 +344,9 @@ def _only_a_time_or_amount(words: list[str]) -> bool:
 # staging server ..." and "Our production server ...". A thing said with a value twice holds the later one.
 
 _SAID_OF = re.compile(
-    r"^(?:(?P<owner>User's|Their|Our|My|The|This|[A-Z][\w-]*'s)\s+)?(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
-    r"(?:\s*:|\s+(?:is|are|will be|has been|have been|happens|happen|runs|run|starts|start|ends|end|"
+    r"^(?:(?P<owner>User's|Their|Our|My|The|This|(?!(?:It|That|There|Here|What|Who|He|She|Let)'s)[A-Z][\w-]*'s)\s+)?"
+    r"(?P<np>[\w'.-]+(?:\s+[\w'.-]+){0,4}?)"
+    r"(?:\s*:|\s+[-–—](?=\s)|\s+(?:is|are|will be|has been|have been|happens|happen|runs|run|starts|start|ends|end|"
     r"takes place|falls|meets|meet)\b)")
 _USERS = frozenset({None, "user's", "their", "our", "my", "the", "this"})
 _IS_CONTRACTED = re.compile(r"^((?:the |our |my )?[\w-]+(?: [\w-]+)?)'s (?=(?:on|at|in|every|due|now|still|back|the|a|an|\d)\b)",
@@ -361,7 +362,7 @@ def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     if m is None:
         return None
     words = m["np"].split()
-    labelled = text[m.end() - 1:m.end()] == ":"  # "Vet: Dr. Owusu" labels a thing; "John: hi" is not said here
+    labelled = text[m.end() - 1:m.end()] in ":-–—"  # "Vet: Dr. Owusu" labels a thing; "John: hi" is not said here
     if not m["owner"] and (words[0] in ("User", "It", "There", "That", "This", "He", "She", "They", "We", "I")
                            or (not labelled and all(w[:1].isupper() and w[1:].islower() for w in words))):
         return None  # the user, a pronoun or a name ("John", "Maya Silva") is who, not what
