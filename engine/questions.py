@@ -166,8 +166,6 @@ def asks_for_instruction(question: str) -> bool:
     return _ASSISTANT_QUESTION.match(q) is not None or _ASSISTANT_OUTPUT_QUESTION.match(q) is not None
 
 
-
-
 def as_statement(question: str) -> str | None:
     """The start of the statement a third-person question asks for, or None when it has no question shape.
 

@@ -51,7 +51,7 @@ from typing import Callable
 from .extraction import SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, names_old_value, names_slot, names_subject, relation,
-                                 restates, same_thing, topic_words, value_kind,
+                                 NAMES_ITS_THING, restates, same_thing, topic_words, value_kind,
                                  value_kinds)
 from .model import Memory
 
@@ -341,9 +341,6 @@ def _about_a_thing(memory: Memory) -> bool:
 # A phrase may be one more description of it ("The office is in Camden" / "The office is bright and noisy").
 _HELD_ONCE = frozenset({"time", "amount", "name"})
 
-_NAMES_ITS_THING = re.compile(r"^(?!(?:It|That|There|Here|What|Who|He|She)'s\b)"
-                              r"(?:User's|[A-Z][\w-]*'s|Their|His|Her|Our|My|The|This|That|These|Those)\s")
-
 
 def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
@@ -351,7 +348,7 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
     kind = value_kind(cand.text, sentence=True)
     if cand.understood or kind not in ("amount", "time") or _accumulating(cand.attribute):
         return [], ""
-    if _NAMES_ITS_THING.match(cand.text.strip()):
+    if NAMES_ITS_THING.match(cand.text.strip()):
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
     if not (cand.correction or OPEN_CUES.search(cand.clause)):
         return [], ""

@@ -273,8 +273,14 @@ def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> 
 _LEAD_WORDS = frozenset("at on in by with the a an around about to for from".split())
 _COPULAS = frozenset("is are was were am be been being".split())
 _HAVING = frozenset("has have had own owns got gets".split())
-_DEFINITE_THING = re.compile(r"^(?!(?:it|that|there|here|what|who|he|she|let)'s\b)"
-                             r"(?:user's|[a-z][\w-]*'s|their|his|her|our|my|the|this|these|those)\s+[\w-]+")
+_NOT_PAST = frozenset("need needed red bed speed seed weed feed breed shed".split())  # end in "ed", are no verb
+_PLACE_OR_TIME = frozenset("at on in every".split())
+_CLOCK_WORDS = frozenset("am pm a.m p.m half past quarter to o'clock ish".split())
+# A sentence that starts by naming a definite or owned thing ("The ...", "User's ...", "Maya's ..."), not with a
+# contracted "it's", "let's". Used by resolve too (rule 8 leaves such a sentence to the topic rules).
+NAMES_ITS_THING = re.compile(r"^(?!(?:it|that|there|here|what|who|he|she|let)'s\b)"
+                             r"(?:user's|[a-z][\w-]*'s|their|his|her|our|my|the|this|that|these|those)\s+[\w-]",
+                             re.IGNORECASE)
 
 
 def _frame_words(text: str) -> list[str]:
@@ -289,9 +295,6 @@ def _past_event(words: list[str]) -> bool:
         if word in PAST_TENSE or (word.endswith("ed") and len(word) > 4 and word not in _NOT_PAST):
             return True
     return False
-
-
-_NOT_PAST = frozenset("need needed red bed speed seed weed feed breed shed".split())
 
 
 def restates(old_text: str, new_text: str) -> bool:
@@ -320,17 +323,11 @@ def restates(old_text: str, new_text: str) -> bool:
     if _only_a_time_or_amount(old_mid) and _only_a_time_or_amount(new_mid):
         return True
     said_of = old[:start]
-    if start >= 2 and _DEFINITE_THING.match(" ".join(said_of)):
+    if start >= 2 and NAMES_ITS_THING.match(" ".join(said_of)):
         return True
     # A bare name before "is" may be a person's ("John is lucky", "John is a fan"): only where a thing is
     # held ("Band practice is at ...", "Standup is on ...") is it said of a thing.
     return any(w in _COPULAS and after in _PLACE_OR_TIME for w, after in zip(said_of, said_of[1:]))
-
-
-_PLACE_OR_TIME = frozenset("at on in every".split())
-
-
-_CLOCK_WORDS = frozenset("am pm a.m p.m half past quarter to o'clock ish".split())
 
 
 def _only_a_time_or_amount(words: list[str]) -> bool:

@@ -78,8 +78,6 @@ def assistant_voice(text: str) -> str:
     return re.sub(r"\byou\b", "the assistant", text, flags=re.IGNORECASE)
 
 
-
-
 _THEY_VERB = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
