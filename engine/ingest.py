@@ -135,7 +135,7 @@ class Ingest:
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
                               open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
-                              value_update_margin=s.value_update_margin)
+                              value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
@@ -166,12 +166,16 @@ class Ingest:
         with the new value and filed where it was ("replaced it with GitHub Actions" against "User uses
         Jenkins for CI." is "User uses GitHub Actions for CI.")."""
         old = self.ledger.get_many_in(conn, plan.supersede_ids).get(plan.supersede_ids[0])
-        if old is None or (cand.understood and (old.subject, old.attribute) == (cand.subject, cand.attribute)):
+        if old is None:
             return cand, vector
         restated = extractlib.restate(old.text, cand.clause)
         if restated is None:
             return cand, vector
         text, value, inferred = restated
+        if inferred and cand.understood and (old.subject, old.attribute) == (cand.subject, cand.attribute):
+            # Understood in the old memory's own slot, the fact is already said as the fact ("User lives in
+            # Bergen now."); a change said as a change ("Migrated to Render yesterday.") is restated.
+            return cand, vector
         if inferred:
             # Read from the kind of value, not named by the change: the user's own sentence stays in the memory
             # beside the fact it was read as, and a question worded like either finds it.

@@ -29,7 +29,11 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    never a told event, a thing had or a plan (compete.restates). So does a time, amount or name given again of
    the same thing in other words (compete.same_thing: one owner, one head noun, qualifiers that do not
    disagree: "Emergency contact: my friend Joe" after "My emergency contact is my sister Ana", never "Our
-   production server ..." after "Our staging server ..."). Accumulating slots (hobbies, tools,
+   production server ..." after "Our staging server ..."). So does a role held once filled again in other
+   words, when the two are at least `role_update_floor` similar (compete.fills_same_role: "User drives a
+   Corolla" after "User's car is a Golf", "User banks with Starling" after "User's bank is Monzo"; never a
+   plural or many-held role, a wish or denial, a past event, nor a verb that says more than the role: "rents a
+   garage from Mr. Cole" is no new landlord). Accumulating slots (hobbies, tools,
    languages) are never replaced by topic alone, only when their value is named.
 8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
@@ -50,9 +54,9 @@ from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, competes, names_old_value, names_slot, names_subject, relation,
-                                 NAMES_ITS_THING, restates, same_thing, topic_words, value_kind,
-                                 value_kinds)
+from .extraction.compete import (changed_thing, competes, fills_same_role, names_old_value, names_slot,
+                                 names_subject, relation, NAMES_ITS_THING, restates, same_thing, topic_words,
+                                 value_kind, value_kinds)
 from .model import Memory
 
 STRONG_CUES = CuePattern(
@@ -141,7 +145,7 @@ Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest
 def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_id: str, message_id: int,
                    conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
                    cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
-                   value_update_margin: float = 0.05) -> Plan:
+                   value_update_margin: float = 0.05, role_update_floor: float = 0.50) -> Plan:
     """Decide what one new fact does (rules in the module docstring)."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
@@ -195,7 +199,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         # A named replaced value is replaced wherever it was filed, besides in its own slot. A fact given as
         # (subject, attribute, value) names its slot itself: only that slot's rules apply to it.
         found, looked, why = _open_world(cand, nearest(slot_neighbours), user_id, message_id, open_world_floor,
-                                         named_only=bool(targets))
+                                         named_only=bool(targets), role_floor=role_update_floor)
         if not found and not targets:
             found, why = _bare_value_update(cand, nearest(slot_neighbours), user_id, message_id, value_update_floor,
                                             value_update_margin)
@@ -289,7 +293,7 @@ def _same_person(old_text: str, cand: Candidate) -> bool:
 
 
 def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
-                named_only: bool = False) -> tuple[list[int], list[tuple[int, float]], str]:
+                named_only: bool = False, role_floor: float = 0.50) -> tuple[list[int], list[tuple[int, float]], str]:
     """Rule 7: the memories this fact replaces outside its slot, what was looked at, and why."""
     mine = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
             if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
@@ -310,17 +314,23 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             if not _accumulating(n.memory.attribute) and (names_slot(thing, n.memory.attribute)
                                                          or names_subject(thing, n.memory.text)):
                 return [n.memory.id], looked, f"the message changes the {thing!r} this memory is filed under"
+    # A sentence said again and a role judge themselves by their words, whatever slot either sentence was filed
+    # under ("User drives a Corolla" and "User runs the nightly jobs on Airflow" may sit among the tools).
+    for n in mine:
+        if n.similarity < floor or not _same_subject(n.memory, cand):
+            continue
+        if restates(n.memory.text, cand.text):
+            return [n.memory.id], looked, "the same sentence again with another value of a kind it holds once"
+        if n.similarity >= role_floor and fills_same_role(n.memory.text, cand.text):
+            return [n.memory.id], looked, (f"a role held once filled again in other words, at least {role_floor} "
+                                           "similar")
     if _accumulating(cand.attribute):
         return [], looked, ""
     cued = cand.correction or bool(OPEN_CUES.search(cand.clause))
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue
-        # A clause no rule understood has its speaker as subject by default, not by finding: against a memory
-        # about a thing (an event, the project) its words decide. Two people are never one subject.
-        same_subject = n.memory.subject == cand.subject or (not cand.understood and _about_a_thing(n.memory))
-        if same_subject and restates(n.memory.text, cand.text):
-            return [n.memory.id], looked, "the same sentence again with another value of a kind it holds once"
+        same_subject = _same_subject(n.memory, cand)
         if not competes(n.memory.text, cand.text):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":
@@ -331,6 +341,12 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 and value_kind(n.memory.text, sentence=True) in _HELD_ONCE):
             return [n.memory.id], looked, "a value of the same thing again, without a cue"
     return [], looked, ""
+
+
+def _same_subject(memory: Memory, cand: Candidate) -> bool:
+    # A clause no rule understood has its speaker as subject by default, not by finding: against a memory
+    # about a thing (an event, the project) its words decide. Two people are never one subject.
+    return memory.subject == cand.subject or (not cand.understood and _about_a_thing(memory))
 
 
 def _about_a_thing(memory: Memory) -> bool:

@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     # of its kind at least this similar, and only when no other such memory is within the margin below it.
     value_update_floor: float = Field(0.45, ge=0.0, le=1.0)
     value_update_margin: float = Field(0.05, ge=0.0, le=1.0)
+    # A role the user holds once, filled again in other words ("User drives a Corolla." after "User's car is a
+    # Golf.", resolve.py rule 7), replaces the old value only when the two are at least this similar.
+    role_update_floor: float = Field(0.50, ge=0.0, le=1.0)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -8,8 +8,8 @@ import pytest
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
-                                      names_subject, relation, restates, same_thing, slot_fits, topic_words, value_kind,
-                                      value_kinds)
+                                      fills_same_role, names_subject, relation, restates, same_thing, slot_fits,
+                                      topic_words, value_kind, value_kinds)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -382,6 +382,22 @@ def test_a_duration_and_a_frequency_are_values_of_one_kind():
     ("John was thrilled.", "John was definitely elated.", False),
     ("Let's keep working hard.", "Let's keep each other motivated.", False),
     ("It's been ages since Tim last talked.", "It's been ages since Tim last chatted.", False),
+    # where one's own thing is kept, hosted or done, said actively, passively or as going on
+    ("User keeps their passwords in 1Password.", "User keeps their passwords in Bitwarden.", True),
+    ("User backs up their photos to Google Photos.", "User backs up their photos to iCloud.", True),
+    ("The docs are hosted on GitBook.", "User hosts the docs on Netlify.", True),
+    ("User runs their nightly jobs on Airflow.", "User's nightly jobs are run on Dagster.", True),
+    ("User writes their novel in Scrivener.", "User is writing the novel in Ulysses.", True),
+    ("User gets their contact lenses from Specsavers.", "User gets their contact lenses from Boots.", True),
+    ("User got their glasses from Specsavers.", "User got their glasses from Boots.", False),
+    ("User does their taxes with TurboTax.", "This year User is doing taxes with FreeTaxUSA.", True),
+    ("User plays the guitar with Tom.", "User plays the guitar with Sam.", False),  # "the guitar" is no one's own
+    ("User plays tennis with Tom.", "User plays tennis with Sam.", False),
+    ("User keeps their bike in the shed.", "User keeps their tools in the garage.", False),
+    ("User walks their dog in Victoria Park.", "User also walks their dog on Hampstead Heath.", False),
+    ("User watches their shows on Netflix.", "User sometimes watches their shows on Hulu.", False),
+    ("User takes their kids to Hillcrest.", "User takes their kids to the pool.", False),
+    ("User met their wife in Paris.", "User met their boss in Berlin.", False),
 ])
 def test_restates(old, new, expected):
     assert restates(old, new) is expected
@@ -431,3 +447,56 @@ def test_a_note_gives_an_events_value_again_by_its_words():
     c = cand("note", "Dentist appointment - the 9th", "Dentist appointment - the 9th.", "Dentist appointment - the 9th",
              understood=False, multi=True, update_cue=False)
     assert run(c, (event, 0.85)).supersede_ids == [8]
+
+
+# A role the user holds once, filled again: said as the role or in a verb, either way round. Never a role held many
+# times or a list of them, two roles, another owner's, a wish, a denial, one more, or a verb that says more than the role.
+@pytest.mark.parametrize("old, new, expected", [
+    ("User's bank is Monzo.", "User banks with Starling.", True),
+    ("User banks with Monzo.", "User's bank is Starling.", True),
+    ("User's car is a Golf.", "User drives a Corolla.", True),
+    ("User's gym is PureGym.", "User trains at The Gym Group.", True),
+    ("User's password manager is LastPass.", "User keeps their passwords in Bitwarden.", True),
+    ("User's daughter's pediatrician is Dr. Lund.", "Dr. Amadi is User's daughter's pediatrician.", True),
+    ("The team retro is on Thursdays.", "User holds the team retro on Wednesdays.", True),
+    ("User's insurer is Direct Line.", "User is insured with Aviva.", True),
+    ("User's mobile provider is Vodafone.", "User is with Lebara for their phone now.", True),
+    ("User's manager is Sven.", "User is with Marta at the cinema.", False),
+    ("User's video calls are on Zoom.", "User does their video calls on Google Meet.", True),
+    ("User's team lead is Jonas.", "Marta is User's team lead now.", True),
+    ("User's team lead is Jonas.", "Marta took over as team lead.", True),
+    ("User's team lead is Jonas.", "Marta is User's mentor.", False),
+    ("User's team lead is Jonas.", "Marta became head of design.", False),
+    ("User's favourite bands are Muse and Blur.", "User listens to Coldplay.", False),
+    ("User's meetings are on Zoom.", "User does their standups on Slack.", False),
+    ("User's parents are in Spain.", "User visits Portugal.", False),
+    ("User's accountant is Priyanka.", "User's lawyer is Hakim.", False),
+    ("Project staging database is SQLite.", "Project production database is Postgres.", False),
+    ("User's son's teacher is Mr. Park.", "User's daughter's teacher is Ms. Byrne.", False),
+    ("User's dentist is Dr. Moreau.", "User's wife's dentist is Dr. Haddad.", False),
+    ("User's friend is Tom.", "User hangs out with Sam.", False),
+    ("User's running shoes are Hoka Cliftons.", "User runs in Brooks Ghosts.", True),
+    ("User's car is a Golf.", "User wants a Tesla.", False),
+    ("User's car is a Golf.", "User often borrows their dad's Volvo.", False),
+    ("User's car is a Golf.", "User's wife drives a Corolla.", False),
+    ("User's landlord is Mr. Hughes.", "User rents a garage from Mr. Cole.", False),
+    ("User's phone is a Pixel 6.", "User uses an iPad for reading.", False),
+    ("User's bank is Monzo.", "User also banks with Starling.", False),
+    ("User's gym is PureGym.", "User went to Gymbox.", False),
+    ("User's favorite food is sushi.", "User eats pasta every day.", False),
+])
+def test_fills_same_role(old, new, expected):
+    assert fills_same_role(old, new) is expected
+
+
+def test_a_role_filled_again_replaces_the_old_value_whatever_slot_holds_it():
+    car = mem(9, "car", "a Golf", "User's car is a Golf.")
+    c = cand("tools", "a Corolla", "User drives a Corolla.", "I drive a Corolla", multi=True, update_cue=False)
+    assert run(c, (car, 0.55)).supersede_ids == [9]
+    assert run(c, (car, 0.45)).action == "created"  # below role_update_floor: too far apart to be one role
+
+
+def test_a_role_is_never_filled_again_across_subjects():
+    other = mem(10, "database", "Postgres", "Project database is Postgres.", subject="project:atlas")
+    c = cand("database", "MySQL", "Project database is MySQL.", "our database is MySQL", update_cue=False)
+    assert run(c, (other, 0.9)).action == "created"

@@ -374,6 +374,8 @@ def test_a_cue_word_inside_a_name_is_no_cue(message):
     ("we use elasticsearch for search", "project_database_for_search"),
     ("We use Postgres for the main app.", "project_database"),
     ("We use React for the frontend", "framework"),
+    ("I use VS Code for Python.", "editor_for_python"),  # a named purpose is a purpose too
+    ("I use IntelliJ for Java.", "editor_for_java"),
 ])
 def test_a_part_of_the_project_with_a_role_has_a_slot_of_its_own(message, attribute):
     assert [c.attribute for c in extract(message)] == [attribute]
@@ -396,3 +398,15 @@ def test_one_kind_of_favourite_is_one_slot(first, second, same):
 def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
     [c] = extract("Sister's name is Anna, typo.")
     assert not c.elliptical and c.correction and "Anna" in c.text
+
+
+# A clause said back to front is read in its plain order: a cleft ("X is what we use"), "Name's my ...".
+@pytest.mark.parametrize("message, text", [
+    ("Asana is what we use for tasks now.", "User uses Asana for tasks now."),
+    ("Marta's my team lead now.", "Marta is User's team lead now."),
+    ("That is what I said.", None),
+    ("Jo's car is red.", "Jo's car is red."),
+])
+def test_a_clause_said_back_to_front_is_unfolded(message, text):
+    texts = [c.text for c in extract(message)]
+    assert (text in texts) if text else not any(t.startswith("User said") for t in texts), texts

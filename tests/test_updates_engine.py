@@ -76,6 +76,13 @@ UNCUED = [
     (["My landlord is Mr. Hughes.", "The flat's landlord is Ms. Adeyemi."], "who is my landlord?", "Adeyemi",
      "Hughes"),
     (["I go to bed around midnight.", "I go to bed at 10:30."], "when do I go to bed?", "10:30", "midnight"),
+    # a role held once, filled again in a verb; where one's own thing is kept, said actively or passively
+    (["My bank is Monzo.", "I bank with Starling."], "which bank am I with?", "Starling", "Monzo"),
+    (["My gym is PureGym.", "I train at The Gym Group."], "which gym do I go to?", "Gym Group", "PureGym"),
+    (["I keep my passwords in 1Password.", "I keep my passwords in Bitwarden."], "where do I keep my passwords?",
+     "Bitwarden", "1Password"),
+    (["The docs are hosted on GitBook.", "We host the docs on Netlify."], "where are the docs hosted?", "Netlify",
+     "GitBook"),
 ]
 
 
@@ -87,3 +94,16 @@ def test_a_value_said_again_without_a_cue_replaces_the_fact(engine, messages, qu
 def test_two_things_of_one_kind_stay_two(engine):
     engine.ingest("Our staging server is in Frankfurt.", user_id="u")
     assert engine.ingest("Our production server is in Dublin.", user_id="u").superseded_ids == []
+
+
+def test_facts_near_a_role_leave_it_alone(engine):
+    engine.ingest("My landlord is Mr. Hughes.", user_id="u")
+    assert engine.ingest("I rent a garage from Mr. Cole.", user_id="u").superseded_ids == []
+    engine.ingest("My car is a Golf.", user_id="u")
+    assert engine.ingest("I want a Tesla.", user_id="u").superseded_ids == []
+
+
+def test_a_change_understood_in_its_own_slot_is_stored_as_the_fact(engine):
+    engine.ingest("We deploy the app on Heroku.", user_id="u")
+    result = engine.ingest("Migrated to Render yesterday.", user_id="u")
+    assert result.superseded_ids and result.memories[0].text == "User deploys the app on Render."

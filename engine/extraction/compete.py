@@ -15,7 +15,7 @@ from .. import text as textlib
 from .voice import PAST_TENSE
 
 _TIME = re.compile(
-    r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends?|january|february|march|april|"
     r"june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
     r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year)|"
@@ -131,10 +131,10 @@ def value_kind(value: str, *, sentence: bool = False) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _value_tokens(text: str) -> frozenset[str]:
+def _value_tokens(text: str, sentence: bool = True) -> frozenset[str]:
     """Numbers and names in a sentence: the part of it that changes when a fact is updated."""
     out = set()
-    words = _value_words(text, sentence=True)
+    words = _value_words(text, sentence=sentence)
     for w, after in zip(words, words[1:] + [""]):
         if _NUMBER.search(w) or _NAME.match(w):
             out.update(textlib.tokenize(w) or [w.casefold()])
@@ -297,9 +297,52 @@ def _past_event(words: list[str]) -> bool:
     return False
 
 
+# "The docs are hosted on GitBook." says what "User hosts the docs on GitBook." says: compared in the active voice,
+# with the verb as its stem and one's own thing as "the" thing.
+_PASSIVE = re.compile(r"^(?:the|their|our|my|user's)\s+(?P<thing>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:is|are)\s+"
+                      r"(?P<verb>[a-z]+(?:ed|en|un|pt))(?P<up>\s+up)?\s+(?P<rest>(?:to|on|in|with|by|at|via|through|using)\b.*)$",
+                      re.IGNORECASE)
+_OWN = frozenset("the their our my his her".split())
+
+
+def _voiced(text: str) -> tuple[list[str], bool]:
+    """The sentence's words as compared, and whether it says the thing after its verb is the user's own ("their
+    passwords", "The docs are hosted ...") rather than any ("the guitar")."""
+    passive = _PASSIVE.match(text.strip())
+    if passive:
+        words = ["user", passive["verb"]] + (["up"] if passive["up"] else []) + ["the"] + _frame_words(
+            passive["thing"]) + _frame_words(passive["rest"])
+    else:
+        words = _frame_words(text)
+    if "user" in words[1:4] and all(w in _LEADING_TIME for w in words[:words.index("user")]):
+        words = words[words.index("user"):]  # "This year User is doing taxes with ..." says it of now
+    if len(words) > 3 and words[0] == "user" and words[1] in ("is", "are") and words[2].endswith("ing") \
+            and words[2] != "going":
+        words = ["user"] + words[2:]  # "User is writing the novel in ..." does what "User writes the novel in ..." does
+    owned = bool(passive)
+    if len(words) > 2 and words[0] == "user" and words[1] not in _COPULAS | _HAVING - {"gets"}:
+        at = 3 if words[2] == "up" else 2
+        owned = owned or words[at:at + 1] in (["their"], ["our"], ["my"], ["his"], ["her"])
+        verb = (textlib.tokenize(words[1]) or [_DO.get(words[1], words[1])])[0]
+        words = ["user", verb] + ["the" if w in _OWN else w for w in words[2:]]
+    return words, owned
+
+
+_DO = {"does": "do", "doing": "do", "did": "do", "done": "do"}  # stopwords, which have no stem of their own
+_LEADING_TIME = frozenset("this these that year years days week month nowadays lately recently now currently so "
+                          "anyway well ok okay yeah at the moment since then".split())
+
+
 def restates(old_text: str, new_text: str) -> bool:
     """Is the new sentence the old one with its one value changed, of a kind a frame holds once?"""
-    old, new = _frame_words(old_text), _frame_words(new_text)
+    (old, old_owned), (new, new_owned) = _voiced(old_text), _voiced(new_text)
+    own = old_owned or new_owned
+    for one, other in ((old, new), (new, old)):
+        # "does their taxes with" and "is doing taxes with": one's own thing, said once with "their"
+        at = 3 if one[2:3] == ["up"] else 2
+        if (one[:1] == ["user"] and one[at:at + 1] == ["the"] and other[at:at + 1] != ["the"]
+                and one[:at] == other[:at] and len(one) > at + 2):
+            del one[at]
     start = 0
     while start < min(len(old), len(new)) and old[start] == new[start]:
         start += 1
@@ -318,16 +361,46 @@ def restates(old_text: str, new_text: str) -> bool:
     if (_COPULAS | _HAVING | {"and", "but", "or"}) & set(old_mid + new_mid):
         return False  # a second clause or a different subject changed, not one value
     frame = old[:start] + old[len(old) - end:]
-    if not topic_words(" ".join(frame)) or _past_event(frame) or (_HAVING | {"going"}) & set(frame):
-        return False  # told events, things had and plans ("is going to Spain in July") accumulate
+    if not topic_words(" ".join(frame)) or _past_event(frame):
+        return False  # told events accumulate
+    said_of = old[:start]
+    if (_own_thing_at(said_of, own) and _names_only(old_mid, old_text) and _names_only(new_mid, new_text)
+            and not _ADDS.search(new_text)):
+        return True  # "User keeps the passwords in 1Password", "gets the lenses from ...": where one's own thing is
+    if (_HAVING | {"going"}) & set(frame):
+        return False  # things had and plans ("is going to Spain in July") accumulate
     if _only_a_time_or_amount(old_mid) and _only_a_time_or_amount(new_mid):
         return True
-    said_of = old[:start]
     if start >= 2 and NAMES_ITS_THING.match(" ".join(said_of)):
         return True
     # A bare name before "is" may be a person's ("John is lucky", "John is a fan"): only where a thing is
     # held ("Band practice is at ...", "Standup is on ...") is it said of a thing.
     return any(w in _COPULAS and after in _PLACE_OR_TIME for w, after in zip(said_of, said_of[1:]))
+
+
+_ADDS = re.compile(r"\b(?:also|too|as well|sometimes|occasionally|another|other)\b", re.IGNORECASE)
+
+
+def _own_thing_at(frame: list[str], own: bool) -> bool:
+    """Does a frame end with the user doing something to their own thing, then where or with what:
+    "user keep the passwords in", "user host the docs on"? (`own`: one of the two said it was theirs.)"""
+    if not own or len(frame) < 3 or frame[0] != "user" or frame[-1] not in _LEAD_WORDS - {"the", "a", "an"}:
+        return False
+    thing = frame[2:-1]
+    if thing[:1] == ["up"]:
+        thing = thing[1:]
+    if thing[:1] != ["the"]:
+        thing = ["the"] + thing  # "is doing taxes with", against "does their taxes with"
+    return 2 <= len(thing) <= 4 and thing[0] == "the" and not (_PREPOSITIONS & set(thing))
+
+
+def _names_only(words: list[str], text: str) -> bool:
+    names = {w.casefold() for w in _frame_words_cased(text)[1:] if _NAME.match(w)}
+    return all(w in names or any(c.isdigit() for c in w) for w in words)
+
+
+def _frame_words_cased(text: str) -> list[str]:
+    return [w.strip(".,!?;:'\"") for w in text.split() if w.strip(".,!?;:'\"")]
 
 
 def _only_a_time_or_amount(words: list[str]) -> bool:
@@ -383,3 +456,116 @@ def same_thing(old_text: str, new_text: str) -> bool:
     if old is None or new is None or old[:2] != new[:2]:
         return False
     return not (old[2] and new[2]) or old[2] <= new[2] or new[2] <= old[2]
+
+
+# --- a role held once, said in other words --------------------------------------------------------
+# "User's barber is Luca." names a role the user has one of; "Dimitri cuts User's hair." or "User banks with
+# Starling." fill a role too, in a verb. A later sentence that fills the same role with another value replaces the
+# earlier one, whichever of the two is said as the role. Roles a person holds many of (friends, kids, pets, tools),
+# a list ("User's favourite bands are Muse and Blur") or where a person is ("User's parents are in Spain") never;
+# nor a verb frame that says more than the role (a garage rented from someone is not the home a landlord lets), a
+# wish, a denial, a past event or one more thing ("too"). The caller also asks the two to be near in meaning: a
+# verb frame that adds nothing ("User visits Portugal") would fill any role by its words alone.
+
+_OWNER = r"(?P<owner>User's|The|Our|Their|Project)"
+_TITLED = r"(?:Dr\.?\s+|Mr\.?\s+|Ms\.?\s+|Mrs\.?\s+)?[A-Z][\w.&+-]*"  # a name, maybe with a title: "Dr. Amadi"
+_ROLE_COPULA = re.compile(rf"^{_OWNER}\s+(?P<np>(?:[\w'.-]+\s+){{0,3}}?[\w'.-]+)\s+(?:is|are)\s+(?P<value>.+?)\.?$")
+_ROLE_INVERTED = re.compile(
+    rf"^(?P<value>{_TITLED}(?:\s+[A-Z][\w.&+-]*){{0,3}})\s+(?:is|are)\s+"
+    r"(?:(?P<owner>User's|the|our|their)\s+)(?P<np>(?:[\w'.-]+\s+){0,3}?[\w'.-]+?)(?:\s+now)?\.?$")
+# "Marta took over as team lead", "Priya became our manager": someone taking a role is the role's new value.
+_ROLE_TAKEN = re.compile(
+    rf"^(?P<value>{_TITLED}(?:\s+[A-Z][\w.&+-]*){{0,2}})\s+"
+    r"(?:took over as|stepped in as|became|has become|is now|was made|was named|got promoted to)\s+"
+    r"(?:(?P<owner>User's|the|our|their)\s+)?(?P<np>(?:[\w'.-]+\s+){0,3}?[\w'.-]+?)(?:\s+(?:now|today|this \w+|last \w+))?\.?$")
+# Roles people hold several of at once: a new one is one more.
+_MANY_HELD = frozenset(_words(
+    "friend colleague coworker co-worker neighbour neighbor cousin sibling sister brother child kid son daughter "
+    "aunt uncle niece nephew grandchild client customer teammate student classmate pupil pet dog cat hobby interest "
+    "language skill tool app allergy favourite favorite fear goal idea project plan habit thing one name"))
+_OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "project": "project"}
+# A sentence that wishes, plans, denies or adds: it fills no role in place of another.
+_NOT_IN_PLACE = re.compile(
+    r"\b(?:wants?|wanted|wish(?:es)?|hopes?|plans?|planning|would|might|may|could|should|considering|thinking|"
+    r"dreams?|likes?|loves?|hates?|misses|prefers?|not|never|no|doesn't|isn't|too|also|as well|another|other|"
+    r"second|extra|sometimes|occasionally|once|used to|going to|will)\b", re.IGNORECASE)
+# "User is insured with Aviva", "User is registered with Dr. Mensah", "User is with Lebara": a participle
+# with/at/to fills a role too, and so does being with someone.
+_VERB_FRAME_USER = re.compile(r"^User\s+(?:(?:usually|always|now|mostly|normally|still|currently|just)\s+)?"
+                              r"(?:is\s+(?P<done>[a-z]+ed|(?=with\b))\s*(?=(?:with|at|to|by)\b)|(?P<verb>[a-z][\w-]*s)\b)"
+                              r"(?P<rest>.*)$")
+_VERB_FRAME_NAMED = re.compile(
+    rf"^(?P<value>{_TITLED}(?:\s+[A-Z][\w.&+-]*){{0,2}})\s+"
+    r"(?:(?:now|still|usually)\s+)?(?P<verb>[a-z][\w-]*s)\s+(?P<rest>User(?:'s)?\b.*)$")
+
+
+def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
+    """(owner, head stem, stems of the role's words) of a sentence that names a role and its value."""
+    text = text.strip()
+    m = _ROLE_COPULA.match(text) or _ROLE_INVERTED.match(text) or _ROLE_TAKEN.match(text)
+    if m is None:
+        return None
+    said = m["np"].split()
+    owner = _OWNER_WORDS[m["owner"].casefold()] if m["owner"] else "user"
+    owned = [i for i, w in enumerate(said[:-1]) if w.endswith(("'s", "s'"))]
+    if owned:  # "User's son's teacher", "The kids' dentist": the last one named owns the role
+        owner, said = said[owned[-1]].casefold().removesuffix("'s").rstrip("'"), said[owned[-1] + 1:]
+    np_words = [w.casefold() for w in said]
+    head = np_words[-1]
+    stems = textlib.tokenize(head)
+    if not stems:
+        return None
+    if head.endswith("s") and not head.endswith(("ss", "us", "is")) and (
+            re.search(r",|\band\b|\bor\b", m["value"]) or {"favourite", "favorite"} & set(np_words)):
+        return None  # "User's favourite bands are Muse and Blur": several; "User's video calls are on Zoom": one place
+    if re.fullmatch(_PEOPLE, head) and re.match(r"(?:in|at|on|from|with|to|into)\b", m["value"]):
+        return None  # "User's parents are in Spain" says where they are: no role of the user's filled
+    if set(stems) & _MANY_HELD or any(w in _PREPOSITIONS for w in np_words):
+        return None  # "User's flight to Oslo" is one of many flights
+    return owner or "user", _SAME_THING.get(stems[0], stems[0]), frozenset(
+        _SAME_THING.get(t, t) for w in np_words for t in textlib.tokenize(w))
+
+
+def _fills_role(text: str, role: tuple[str, str, frozenset[str]]) -> bool:
+    """Does a verb sentence about the role's owner fill that role, saying nothing the role does not?"""
+    text = text.strip()
+    if role[0] != "user" or _NOT_IN_PLACE.search(text):
+        return False
+    m = _VERB_FRAME_USER.match(text) or _VERB_FRAME_NAMED.match(text)
+    if m is None:
+        return False
+    verb = m["verb"] or m.groupdict().get("done") or "with"  # "User is with Lebara": a provider's customer
+    if m["verb"] and (verb in ("is", "has", "was", "goes") or verb.endswith("ed") or verb in PAST_TENSE):
+        return False
+    value = _value_tokens(text) | (frozenset(textlib.tokenize(m["value"])) if "value" in m.groupdict() and m["value"]
+                                   else frozenset())
+    verb = set(textlib.tokenize(verb))
+    said = {_SAME_THING.get(w, w) for w in topic_words(text)} - value - verb - {"user"}
+    return said <= role[2]
+
+
+def _role_values(text: str) -> tuple[set[str], frozenset[str]]:
+    """The kinds and tokens of a sentence's values, the first words too when they are the value ("Marta is
+    User's team lead.", "Dimitri cuts User's hair.")."""
+    text = text.strip()
+    front = _ROLE_INVERTED.match(text) or _ROLE_TAKEN.match(text) or _VERB_FRAME_NAMED.match(text)
+    if front:
+        return (value_kinds(front["value"]) | value_kinds(text, sentence=True),
+                _value_tokens(front["value"], sentence=False) | _value_tokens(text))
+    return value_kinds(text, sentence=True), _value_tokens(text)
+
+
+def fills_same_role(old_text: str, new_text: str) -> bool:
+    """Do two sentences give different values of one role the owner holds once ("User's bank is Monzo." and
+    "User banks with Starling.", "Dr. Amadi is User's GP." and "User's GP is Dr. Lund.")? Values of one kind."""
+    (old_kinds, old_values), (new_kinds, new_values) = _role_values(old_text), _role_values(new_text)
+    if not old_kinds & new_kinds or not new_values or new_values <= old_values:
+        return False
+    old_role, new_role = _role(old_text), _role(new_text)
+    if old_role and new_role:  # qualifiers may add to each other, not disagree: "staging" / "production"
+        return old_role[:2] == new_role[:2] and (old_role[2] <= new_role[2] or new_role[2] <= old_role[2])
+    if old_role:
+        return _fills_role(new_text, old_role)
+    if new_role:
+        return _fills_role(old_text, new_role)
+    return False

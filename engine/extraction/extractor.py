@@ -17,7 +17,7 @@ from .requests import instruction, unwrap
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import CORRECTION_CUES, IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
-from .voice import finish_sentence, person_names, restore_dropped_subject, third_person
+from .voice import finish_sentence, person_names, restore_dropped_subject, third_person, unfold
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
 _NEGATION = re.compile(
@@ -225,7 +225,7 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
     original = clause.strip()
     clause = textlib.strip_leading_filler(original)
     clause = strip_cue_prefix(clause)
-    clause = restore_dropped_subject(textlib.strip_leading_filler(clause).strip(" ,;:-"))
+    clause = unfold(restore_dropped_subject(textlib.strip_leading_filler(clause).strip(" ,;:-")))
     if not clause or textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
         return []
     clause = re.sub(r"^(?:remember that|note that|fyi,?|just so you know,?|for the record,?|please remember(?: that)?|keep in mind(?: that)?)\s+", "", clause, flags=re.IGNORECASE)

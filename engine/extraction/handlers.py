@@ -200,7 +200,7 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     return Found(slot, name, replaced_value=old, type="preference")
 
 
-_PURPOSE = re.compile(r"\s+for\s+(?:my\s+|our\s+|the\s+|its\s+)?(?P<for>[a-z][\w -]*?)$")
+_PURPOSE = re.compile(r"\s+for\s+(?:my\s+|our\s+|the\s+|its\s+)?(?P<for>[A-Za-z][\w +#.-]*?)$")
 # What names the whole project, not a part of it: "Postgres for the main app" is the project's database.
 _WHOLE_PROJECT = frozenset("project app application backend back-end frontend front-end site website api service "
                            "product platform startup company it everything".split())

@@ -67,6 +67,25 @@ def restore_dropped_subject(clause: str) -> str:
     return "I " + stripped[:1].lower() + stripped[1:]
 
 
+# "Asana is what we use for tasks now" says "we use Asana for tasks now"; "Dr Ruiz is who I see" "I see Dr Ruiz".
+_CLEFT = re.compile(r"^(?!(?:that|this|it|which|there|here|what|all|everything|nothing|something|one)\b)"
+                    r"(?P<value>[^,;]+?)\s+is\s+(?:what|who)\s+(?P<subject>I|we)\s+(?P<verb>[a-z]+)\b\s*(?P<rest>.*)$",
+                    re.IGNORECASE)
+# "Marta's my team lead now": after a name, "'s" before a determiner is "is", not a possessive.
+_NAME_IS = re.compile(r"(?<![\w'])(?!(?:It|That|There|Here|What|Who|He|She|Let|Where|How|When)'s)"
+                      r"([A-Z][a-z][\w-]*)'s\s+(?=(?:my|our|the|a|an|your|his|her|their)\b)")
+
+
+def unfold(clause: str) -> str:
+    """A clause said back to front, in its plain order: the two forms above."""
+    clause = _NAME_IS.sub(r"\1 is ", clause)
+    cleft = _CLEFT.match(clause.strip())
+    if cleft:
+        rest = f" {cleft['rest']}" if cleft["rest"] else ""
+        clause = f"{cleft['subject']} {cleft['verb']} {cleft['value']}{rest}"
+    return clause
+
+
 def third_person(clause: str, name: str = "User") -> str:
     """Rewrite a first-person clause about the speaker into a stored memory sentence.
 
