@@ -201,6 +201,7 @@ class RecallResult:
     # evidence is pooled; rescore applies the same.
     calibration: Calibration | None = None
     evidence_pooling: bool = False
+    lexical_support: float | None = None
     # Names the question asks about that no speaker or active memory of the user mentions; when there are
     # any, nothing is served (Settings.unknown_name_filter).
     unknown_names: list[str] = field(default_factory=list)

@@ -196,7 +196,7 @@ class Recall:
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
                                             threshold=threshold, top_k=top_k, current_first=not history_cue,
                                             companion_margin=s.companion_margin, calibration=calibration,
-                                            evidence_pooling=s.evidence_pooling)
+                                            evidence_pooling=s.evidence_pooling, lexical_support=s.lexical_support)
         timings["total"] = (time.perf_counter() - started) * 1000
         return RecallResult(
             query=query, user_id=user_id, hits=hits, confidence=scoring.confidence(hits, threshold, s.certain_margin),
@@ -204,6 +204,7 @@ class Recall:
             include_history=history, history_cue=history_cue, companion_margin=s.companion_margin,
             below_threshold=misses, timings_ms={k: round(v, 3) for k, v in timings.items()},
             candidates=ranked, calibration=calibration, evidence_pooling=s.evidence_pooling,
+            lexical_support=s.lexical_support,
             unknown_names=unknown_names,
         )
 

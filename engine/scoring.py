@@ -54,8 +54,8 @@ def confidence(hits: list[Hit], threshold: float, certain_margin: float) -> str:
 
 def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, threshold: float,
          top_k: int, current_first: bool = False, companion_margin: float = 0.0,
-         calibration: Calibration | None = None, evidence_pooling: bool = False
-         ) -> tuple[list[Hit], list[Hit], list[Hit]]:
+         calibration: Calibration | None = None, evidence_pooling: bool = False,
+         lexical_support: float | None = None) -> tuple[list[Hit], list[Hit], list[Hit]]:
     """Score every candidate; return (hits, best misses, all candidates ranked).
 
     current_first: superseded memories rank after every current one (history was asked for by a
@@ -67,6 +67,9 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
     evidence_pooling (calibrated scores only): when no memory clears the threshold alone but two or more
     are within the companion margin of it, the question counts as answerable when their pooled
     probability (pooled()) clears it ("what do I do on weekends?" answered by three half-sure hobbies).
+    lexical_support: a memory within the companion margin below the threshold that also carries at least this
+    share of the question's word evidence makes the question answerable ("what book did Dr. Ibrahim recommend?"
+    against "User's mentor, Dr. Ibrahim, recommended ...", cosine 0.47); None: only the score decides.
     """
     if top_k < 1:
         raise ValueError(f"top_k must be at least 1, got {top_k}")
@@ -78,6 +81,9 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
     # Ties (rare) go to the newer memory: the more recent statement is the better guess.
     scored.sort(key=lambda h: (not (current_first and h.historical), h.score, h.memory.id), reverse=True)
     answerable = any(h.score >= threshold for h in scored)
+    if not answerable and lexical_support is not None:
+        answerable = any(h.score >= threshold - companion_margin and h.lexical >= lexical_support
+                         for h in scored[:top_k])
     if not answerable and evidence_pooling and calibration is not None:
         near = [h.score for h in scored[:top_k] if h.score >= threshold - companion_margin]
         answerable = len(near) >= 2 and pooled(near) >= threshold
@@ -98,7 +104,7 @@ def rescore(result: RecallResult, *, threshold: float | None = None, alpha: floa
     hits, misses, ranked = rank(result.candidates, alpha=alpha, importance_weight=importance_weight,
                                 threshold=threshold, top_k=top_k, current_first=not result.history_cue,
                                 companion_margin=result.companion_margin, calibration=result.calibration,
-                                evidence_pooling=result.evidence_pooling)
+                                evidence_pooling=result.evidence_pooling, lexical_support=result.lexical_support)
     return replace(result, hits=hits, below_threshold=misses, candidates=ranked, threshold=threshold,
                    alpha=alpha, importance_weight=importance_weight, top_k=top_k,
                    confidence=confidence(hits, threshold, certain_margin))

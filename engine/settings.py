@@ -54,6 +54,10 @@ class Settings(BaseSettings):
     statement_query: bool = True
     # Two or more near-threshold memories whose pooled probability clears the threshold are served.
     evidence_pooling: bool = True
+    # A memory within the companion margin below the threshold makes the question answerable when it also
+    # carries at least this share of the question's word evidence (normalized BM25): two signals agreeing on a
+    # memory that neither alone was sure of. None: the dense score alone decides. Chosen on the dev split.
+    lexical_support: float | None = Field(0.40, ge=0.0, le=1.0)
     # Near misses (recall.py, questions.py): drop a memory naming only another relative, pet or team role than
     # the one asked about ("where does my brother live?" vs "User's sister lives in Porto", cosine 0.58), and a
     # memory holding no value of the kind asked for (a name, a phone number, a price). These questions score

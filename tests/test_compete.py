@@ -393,6 +393,9 @@ def test_a_duration_and_a_frequency_are_values_of_one_kind():
     ("User does their taxes with TurboTax.", "This year User is doing taxes with FreeTaxUSA.", True),
     ("User plays the guitar with Tom.", "User plays the guitar with Sam.", False),  # "the guitar" is no one's own
     ("User plays tennis with Tom.", "User plays tennis with Sam.", False),
+    ("That looks great.", "That looks peaceful.", False),
+    ("That sounds rough.", "That sounds amazing.", False),
+    ("This weekend's hike is at 9.", "This weekend's hike is at 10.", True),
     ("User keeps their bike in the shed.", "User keeps their tools in the garage.", False),
     ("User walks their dog in Victoria Park.", "User also walks their dog on Hampstead Heath.", False),
     ("User watches their shows on Netflix.", "User sometimes watches their shows on Hulu.", False),

@@ -85,6 +85,34 @@ def test_companions_come_along_only_when_the_question_is_answerable():
     assert unknown == [] and [h.memory.id for h in misses] == [2, 3]
 
 
+
+# A memory just under the threshold is served when it also carries enough of the question's words; never when
+# it carries too few, nor when it is further below than the companion margin. (alpha 1.0: the score is the cosine.)
+@pytest.mark.parametrize("semantic, lexical, support, served", [
+    (0.45, 0.50, 0.40, True),
+    (0.45, 0.30, 0.40, False),   # too little word evidence
+    (0.45, 0.50, None, False),   # off: the score alone decides
+    (0.36, 0.90, 0.40, False),   # further below than the margin
+    (0.50, 0.00, 0.40, True),    # over the threshold it needs no words
+])
+def test_lexical_support_makes_a_near_threshold_memory_an_answer(semantic, lexical, support, served):
+    hits, _, _ = rank([hit(1, semantic, lexical), hit(2, 0.41)], alpha=1.0, importance_weight=0.0, threshold=0.48,
+                      top_k=5, companion_margin=0.08, lexical_support=support)
+    assert bool(hits) is served
+    if served and semantic < 0.48:
+        assert [h.memory.id for h in hits] == [1, 2]  # answerable, so its companions come along
+
+
+def test_rescore_keeps_the_lexical_support_of_the_result():
+    hits, misses, ranked = rank([hit(1, 0.45, 0.6)], alpha=1.0, importance_weight=0.0, threshold=0.48, top_k=5,
+                                companion_margin=0.08, lexical_support=0.4)
+    result = RecallResult(query="q", user_id="u", hits=hits, confidence="unknown", threshold=0.48, alpha=1.0,
+                          importance_weight=0.0, top_k=5, include_history=False, companion_margin=0.08,
+                          below_threshold=misses, candidates=ranked, lexical_support=0.4)
+    assert [h.memory.id for h in rescore(result, threshold=0.50).hits] == [1]
+    assert rescore(result, threshold=0.60).hits == []
+
+
 # --- calibrated relevance ------------------------------------------------------------------------
 
 from engine.calibration import Calibration, fit, relevance_feature  # noqa: E402
