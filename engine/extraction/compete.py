@@ -305,9 +305,11 @@ _PASSIVE = re.compile(r"^(?:the|their|our|my|user's)\s+(?P<thing>(?:[\w-]+\s+){0
 _OWN = frozenset("the their our my his her".split())
 
 
-def _voiced(text: str) -> tuple[list[str], bool]:
+@lru_cache(maxsize=8192)
+def _voiced(text: str) -> tuple[tuple[str, ...], bool]:
     """The sentence's words as compared, and whether it says the thing after its verb is the user's own ("their
-    passwords", "The docs are hosted ...") rather than any ("the guitar")."""
+    passwords", "The docs are hosted ...") rather than any ("the guitar"). Cached: an ingest compares the new
+    sentence with each of the nearest memories, and those recur."""
     passive = _PASSIVE.match(text.strip())
     if passive:
         words = ["user", passive["verb"]] + (["up"] if passive["up"] else []) + ["the"] + _frame_words(
@@ -325,7 +327,7 @@ def _voiced(text: str) -> tuple[list[str], bool]:
         owned = owned or words[at:at + 1] in (["their"], ["our"], ["my"], ["his"], ["her"])
         verb = (textlib.tokenize(words[1]) or [_DO.get(words[1], words[1])])[0]
         words = ["user", verb] + ["the" if w in _OWN else w for w in words[2:]]
-    return words, owned
+    return tuple(words), owned
 
 
 _DO = {"does": "do", "doing": "do", "did": "do", "done": "do"}  # stopwords, which have no stem of their own
@@ -336,7 +338,7 @@ _LEADING_TIME = frozenset("this these that year years days week month nowadays l
 def restates(old_text: str, new_text: str) -> bool:
     """Is the new sentence the old one with its one value changed, of a kind a frame holds once?"""
     (old, old_owned), (new, new_owned) = _voiced(old_text), _voiced(new_text)
-    own = old_owned or new_owned
+    old, new, own = list(old), list(new), old_owned or new_owned
     for one, other in ((old, new), (new, old)):
         # "does their taxes with" and "is doing taxes with": one's own thing, said once with "their"
         at = 3 if one[2:3] == ["up"] else 2
@@ -501,6 +503,7 @@ _VERB_FRAME_NAMED = re.compile(
     r"(?:(?:now|still|usually)\s+)?(?P<verb>[a-z][\w-]*s)\s+(?P<rest>User(?:'s)?\b.*)$")
 
 
+@lru_cache(maxsize=8192)
 def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
     """(owner, head stem, stems of the role's words) of a sentence that names a role and its value."""
     text = text.strip()
@@ -528,6 +531,7 @@ def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
         _SAME_THING.get(t, t) for w in np_words for t in textlib.tokenize(w))
 
 
+@lru_cache(maxsize=8192)
 def _fills_role(text: str, role: tuple[str, str, frozenset[str]]) -> bool:
     """Does a verb sentence about the role's owner fill that role, saying nothing the role does not?"""
     text = text.strip()
@@ -546,15 +550,16 @@ def _fills_role(text: str, role: tuple[str, str, frozenset[str]]) -> bool:
     return said <= role[2]
 
 
-def _role_values(text: str) -> tuple[set[str], frozenset[str]]:
+@lru_cache(maxsize=8192)
+def _role_values(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The kinds and tokens of a sentence's values, the first words too when they are the value ("Marta is
     User's team lead.", "Dimitri cuts User's hair.")."""
     text = text.strip()
     front = _ROLE_INVERTED.match(text) or _ROLE_TAKEN.match(text) or _VERB_FRAME_NAMED.match(text)
     if front:
-        return (value_kinds(front["value"]) | value_kinds(text, sentence=True),
+        return (frozenset(value_kinds(front["value"]) | value_kinds(text, sentence=True)),
                 _value_tokens(front["value"], sentence=False) | _value_tokens(text))
-    return value_kinds(text, sentence=True), _value_tokens(text)
+    return frozenset(value_kinds(text, sentence=True)), _value_tokens(text)
 
 
 def fills_same_role(old_text: str, new_text: str) -> bool:
