@@ -12,7 +12,9 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MEMENGINE_", extra="forbid", validate_assignment=True)
+    # "none" in the environment unsets an optional knob (MEMENGINE_LEXICAL_SUPPORT=none turns lexical support off).
+    model_config = SettingsConfigDict(env_prefix="MEMENGINE_", extra="forbid", validate_assignment=True,
+                                      env_parse_none_str="none")
 
     data_dir: Path = Path("data")
     # A sentence-transformers model name or path; the default is loaded offline from the
@@ -85,6 +87,11 @@ class Settings(BaseSettings):
     # A role the user holds once, filled again in other words ("User drives a Corolla." after "User's car is a
     # Golf.", resolve.py rule 7), replaces the old value only when the two are at least this similar.
     role_update_floor: float = Field(0.50, ge=0.0, le=1.0)
+    # A name, amount or time said with an update cue in words no other rule pairs ("Octopus supplies our energy
+    # since we switched", resolve.py rule 9) replaces the one memory holding a value of its kind nearest to it,
+    # when at least this similar and no other such memory is within the margin below it. None turns it off.
+    cued_update_floor: float | None = Field(0.45, ge=0.0, le=1.0)
+    cued_update_margin: float = Field(0.08, ge=0.0, le=1.0)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -57,6 +57,13 @@ def test_settings_read_the_environment(monkeypatch, tmp_path):
     assert engine.Settings(threshold=0.3).threshold == 0.3
 
 
+def test_none_in_the_environment_turns_an_optional_knob_off(monkeypatch):
+    monkeypatch.setenv("MEMENGINE_CUED_UPDATE_FLOOR", "none")
+    monkeypatch.setenv("MEMENGINE_LEXICAL_SUPPORT", "none")
+    s = engine.Settings()
+    assert s.cued_update_floor is None and s.lexical_support is None
+
+
 def test_settings_validate():
     import pydantic
     import pytest
