@@ -288,7 +288,11 @@ _ASKS_NAME = re.compile(r"\b(?:name|names|surname|first name|last name|full name
                         re.IGNORECASE)
 _ASKS_NUMBER = re.compile(r"\b(?:phone|telephone|mobile|fax) (?:number|no)\b", re.IGNORECASE)
 _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|bill|fee|fees|salary|earn|earns|"
-                         r"charge|charges|is|are|was|were)\b)", re.IGNORECASE)
+                         r"charge|charges|is|are|was|were)\b)|"
+                         # "what's the reno costing us?", "what did the boiler set us back?", "the price of ..."
+                         r"^(?:what|what's|whats)\b"
+                         r"(?=.*\b(?:cost|costs|costing|cost us|price|priced|set (?:me|us|them) back)\b)",
+                         re.IGNORECASE)
 _NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _NUMBER_WORDS = frozenset(

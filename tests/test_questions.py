@@ -139,6 +139,13 @@ def test_contrast_mismatch(query, memory, expected):
     ("how much is my car insurance?", "User pays 40 pounds a month for car insurance.", False),
     ("how much does my gym cost", "User's gym costs twenty euros.", False),
     ("how much coffee do I drink?", "User drinks a lot of coffee.", False),
+    # a price asked without "how much": what a thing costs, what it set one back
+    ("what's the kitchen reno costing us?", "User is redoing the kitchen.", True),
+    ("what's the kitchen reno costing us?", "The kitchen is costing them 18k all in.", False),
+    ("what did the new boiler set us back?", "User had a new boiler fitted in March.", True),
+    ("what does my phone plan cost?", "User's phone plan is 15 quid a month.", False),
+    ("what's the price of my season ticket?", "User has a season ticket at Elland Road.", True),
+    ("what costume am I wearing to the party?", "User is going as a pirate.", False),
     ("where do I live?", "User lives in Oslo.", False),
 ])
 def test_lacks_asked_value(query, memory, expected):
