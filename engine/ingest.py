@@ -135,7 +135,8 @@ class Ingest:
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
                               open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
-                              value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor)
+                              value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor,
+                              cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:

@@ -39,6 +39,15 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
    memory holding a value of that kind it is nearest, when at least `value_update_floor` similar and no
    other such memory is within `value_update_margin` of it (two candidates: anyone's guess, nothing goes).
+9. A name, time or amount said with an update cue in words none of the rules above pairs with the old fact ("we
+   get our power from EDF since the switch" after "Our electricity is with British Gas"; "all my pictures sync to
+   iCloud now" after "I back up my photos to Google Photos") replaces the one memory holding a value of its kind
+   that is nearest in meaning, when at least `cued_update_floor` similar, no other memory holding such a value is
+   within `cued_update_margin` of it, each says a value the other does not ("John" said in both is whom they are
+   about), and the new sentence says it in place of something: not an addition ("also"), a wish, a denial,
+   a one-off, nor a sentence said to the listener ("you'll love your new flat"); words that say an amount
+   moved ("grew", "raised") change no name ("grew up in Dublin"). Never a memory of an accumulating slot, someone else's, or one the new sentence does not name the
+   thing of when it names its own ("User's rent is 950 now" goes by "rent", rule 7).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -54,9 +63,9 @@ from typing import Callable
 
 from .extraction import SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, competes, fills_same_role, names_old_value, names_slot,
+from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
                                  names_subject, relation, NAMES_ITS_THING, restates, same_thing, topic_words,
-                                 value_kind, value_kinds)
+                                 value_kind, value_kinds, values_differ)
 from .model import Memory
 
 STRONG_CUES = CuePattern(
@@ -85,6 +94,17 @@ OPEN_CUES = CuePattern(
 )
 
 
+# Saying that what holds is now another one (rule 9). Not the words that say an amount went up or down ("grew",
+# "raised", "dropped"): "grew up in Dublin" changes no name. Nor selling or quitting one thing: that says
+# nothing of what holds in its place.
+CHANGE_CUES = CuePattern(
+    r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
+    r"downgrad(?:e|ed|ing)|promoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|replac(?:ed|ing)|"
+    r"swapp?(?:ed|ing)|traded|ported|changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone) with)\b",
+)
+# A sentence said to the listener ("you'll love your new flat"), kept in its own words when no rule read it.
+_ADDRESSED = re.compile(r"\b(?:you|you'll|you're|you've|you'd|your|yours)\b", re.IGNORECASE)
+
 _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "it", "its", "there", "project",
               "actually", "now", "also", "today", "tomorrow", "yesterday"}
 
@@ -102,6 +122,8 @@ def named_subject(text: str) -> str:
         bare = word.strip(",.;:!?'\"()")
         if bare.endswith("'s"):
             bare = bare[:-2]
+        if not words and len(bare) > 1 and bare.isupper() and text.startswith("User's"):
+            continue  # an acronym ("User's GP is ...", "User's CTO Maya ...") is a role, not whom it is about
         if not bare or not bare[0].isupper() or bare.casefold() in _NOT_NAMES:
             break
         words.append(bare.casefold())
@@ -145,7 +167,8 @@ Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest
 def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_id: str, message_id: int,
                    conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
                    cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
-                   value_update_margin: float = 0.05, role_update_floor: float = 0.50) -> Plan:
+                   value_update_margin: float = 0.05, role_update_floor: float = 0.50,
+                   cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08) -> Plan:
     """Decide what one new fact does (rules in the module docstring)."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
@@ -203,6 +226,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         if not found and not targets:
             found, why = _bare_value_update(cand, nearest(slot_neighbours), user_id, message_id, value_update_floor,
                                             value_update_margin)
+        if not found and not targets and cued_update_floor is not None:
+            found, why = _cued_value_update(cand, nearest(slot_neighbours), user_id, message_id, cued_update_floor,
+                                            cued_update_margin)
         compared += [c for c in looked if c not in compared]
         extra = [i for i in found if i not in targets]
         if extra:
@@ -381,3 +407,36 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""
     return [best.memory.id], (f"a bare {kind} said as an update; the one memory holding a {kind} at least "
                               f"{floor} similar")
+
+
+def _cued_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                       margin: float) -> tuple[list[int], str]:
+    """Rule 9: a value said as an update in words no other rule pairs ("Octopus supplies our energy since we
+    switched" after "Our electricity is with British Gas") replaces the one memory holding a value of its kind
+    that is nearest in meaning, when at least `floor` similar and no other such memory is within `margin`."""
+    said = value_kinds(cand.text, sentence=True)
+    # A name said beside a time word is the value ("new line manager started monday, Tomasz"); a clock time's
+    # digits are no amount.
+    kind = next((k for k in ("name", "time", "amount") if k in said), None)
+    if kind is None or _accumulating(cand.attribute) or not in_place(cand.clause):
+        return [], ""
+    if NAMES_ITS_THING.match(cand.text.strip()):
+        return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
+    if _ADDRESSED.search(cand.text):
+        return [], ""  # "you'll find a place for your new dog" is said to someone: nothing of the speaker's changed
+    if not (cand.correction or (OPEN_CUES if kind == "amount" else CHANGE_CUES).search(cand.clause)):
+        return [], ""
+    holders = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
+               if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
+               and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)
+               and _same_subject(n.memory, cand)]
+    if not holders:
+        return [], ""
+    best = holders[0]
+    if best.similarity < floor or _accumulating(best.memory.attribute) or not values_differ(best.memory.text,
+                                                                                             cand.text):
+        return [], ""
+    if len(holders) > 1 and best.similarity - holders[1].similarity < margin:
+        return [], ""
+    return [best.memory.id], (f"a {kind} said as an update; the one memory holding a {kind} at least {floor} "
+                              f"similar, {margin} ahead of any other")

@@ -9,7 +9,7 @@ from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
                                       fills_same_role, names_subject, relation, restates, same_thing, slot_fits,
-                                      topic_words, value_kind, value_kinds)
+                                      in_place, topic_words, value_kind, value_kinds, values_differ)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -503,3 +503,31 @@ def test_a_role_is_never_filled_again_across_subjects():
     other = mem(10, "database", "Postgres", "Project database is Postgres.", subject="project:atlas")
     c = cand("database", "MySQL", "Project database is MySQL.", "our database is MySQL", update_cue=False)
     assert run(c, (other, 0.9)).action == "created"
+
+
+# What a sentence says holds now, in place of something: not a wish, a plan, a denial, an addition, a sometime
+# thing. A capitalised word inside it is part of a name ("Second Home" is a place, not a second one).
+@pytest.mark.parametrize("text, expected", [
+    ("User got a hot desk at Second Home instead.", True),
+    ("User banks with Starling now.", True),
+    ("User now also uses Miro for workshops.", False),
+    ("User is thinking of moving to Octopus.", False),
+    ("User never used Slack.", False),
+    ("User goes to the second gym on Fridays.", False),
+    ("User sometimes takes the bus.", False),
+])
+def test_in_place(text, expected):
+    assert in_place(text) is expected
+
+
+# A replaced value and its replacement: each sentence says a value the other does not. A name both say is whom
+# they are about; an old value said in words ("midnight") has no number or name for the new one to lack.
+@pytest.mark.parametrize("old, new, expected", [
+    ("User's electricity is with British Gas.", "User gets their power from EDF now.", True),
+    ("John started playing basketball.", "Strength training changed the game for John.", False),
+    ("User goes to bed at midnight.", "Lights out at 10:30 now.", True),
+    ("User's gym is PureGym.", "User's gym is PureGym now.", False),
+    ("User's car is a Golf.", "User's Golf is red now.", False),
+])
+def test_values_differ(old, new, expected):
+    assert values_differ(old, new) is expected

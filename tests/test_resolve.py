@@ -147,6 +147,8 @@ def test_the_plan_lists_what_it_compared():
     ("User's colleague Sven Silva moved to Bergen.", "sven silva"),
     ("Dara Haddad works at Initech.", "dara haddad"),
     ("The project uses Postgres.", ""),
+    ("User's GP is Dr Hassan.", ""),  # an acronym is a role, not a person
+    ("User's CTO Maya Lind left.", "maya lind"),
 ])
 def test_named_subject(text, about):
     assert named_subject(text) == about
@@ -230,3 +232,62 @@ def test_a_fact_given_with_its_slot_replaces_nothing_outside_it():
 def test_going_somewhere_is_no_cue(clause):
     from engine.resolve import OPEN_CUES
     assert not OPEN_CUES.search(clause)
+
+
+# Rule 9: a name, time or amount said with an update cue, in words no other rule pairs with the old fact ("we get our
+# power from EDF since the switch" after "Our electricity is with British Gas"), replaces the one memory holding a
+# value of its kind that is nearest in meaning: at least the floor similar, and clearly nearer than any other.
+ELECTRICITY = mem(60, "electricity", "British Gas", text="User's electricity is with British Gas.")
+GP = mem(61, "gp", "Dr Hassan", text="User's GP is Dr Hassan.")
+DESIGN_TOOLS = mem(62, "tools", "Figma", multi=True, text="User uses Figma for design.")
+BASKETBALL = mem(63, "note", "John started playing basketball", multi=True, subject="john",
+                 text="John started playing basketball in college.")
+HERITAGE = mem(65, "note", "half Nigerian half Irish", multi=True, text="User is half Nigerian half Irish.")
+CAR = mem(66, "car", "a Golf", text="User's car is a Golf.")
+YOGA = mem(64, "note", "yoga class is on Tuesdays", multi=True, text="User's yoga class is on Tuesdays.")
+
+
+def cued(text: str, clause: str, **kw) -> Candidate:
+    return cand("note", clause, multi=True, understood=False, update_cue=True, clause=clause, text=text, **kw)
+
+
+POWER = cued("User gets their power from EDF since the switch.", "we get our power from EDF since the switch")
+
+
+@pytest.mark.parametrize("new, nearest, expected", [
+    (POWER, [(ELECTRICITY, 0.52), (GP, 0.30)], [60]),
+    (cued("User sees Dr Amadi for check-ups now.", "I see Dr Amadi for check-ups now"),
+     [(GP, 0.58), (ELECTRICITY, 0.2)], [61]),
+    (cued("Got shifted to Thursdays now.", "got shifted to Thursdays now"), [(YOGA, 0.5)], [64]),
+    # below the floor: too far to know
+    (POWER, [(ELECTRICITY, 0.40)], []),
+    # two memories of its kind about as near: anyone's guess, nothing goes
+    (POWER, [(ELECTRICITY, 0.52), (GP, 0.47)], []),
+    # no cue: a new fact beside the old
+    (cued("User gets their power from EDF.", "we get our power from EDF"), [(ELECTRICITY, 0.6)], []),
+    # an addition, a wish: nothing is replaced
+    (cued("User now also uses Miro for workshops.", "we now also use Miro for workshops"), [(ELECTRICITY, 0.6)], []),
+    (cued("User is thinking of moving to Octopus now.", "thinking of moving to Octopus now"), [(ELECTRICITY, 0.6)],
+     []),
+    # an accumulating memory (tools) is never replaced by nearness
+    (cued("User works in Sketch now.", "I work in Sketch now"), [(DESIGN_TOOLS, 0.7)], []),
+    # the one name both say is whom they are about, not a changed value
+    (cued("Strength training changed the game for John.", "strength training changed the game for John",
+          subject="john"), [(BASKETBALL, 0.5)], []),
+    # a value of another kind: a time does not replace a name
+    (cued("It's at 9:45 now.", "it's at 9:45 now"), [(ELECTRICITY, 0.6)], []),
+    # words that say an amount changed, or that one thing was sold, say no name holds in another's place
+    (cued("Grew up in Dublin.", "grew up in Dublin"), [(HERITAGE, 0.55)], []),
+    (cued("User sold the Clio last week.", "sold the Clio last week"), [(CAR, 0.6)], []),
+    # said to the listener: nothing of the speaker's changed
+    (cued("Oof, Hang in there, you'll find a place for your new dog.",
+          "Oof, Hang in there, you'll find a place for your new dog"), [(HERITAGE, 0.55)], []),
+])
+def test_a_cued_value_replaces_the_one_clearly_nearest_memory_of_its_kind(new, nearest, expected):
+    assert plan(new, nearest=near(*nearest)).supersede_ids == expected
+
+
+def test_the_cued_value_rule_can_be_turned_off():
+    result = plan_candidate(POWER, SlotState(), near((ELECTRICITY, 0.6)), user_id="u", message_id=NEW_MESSAGE,
+                            conflict_threshold=THRESHOLD, cue_margin=MARGIN, cued_update_floor=None)
+    assert result.supersede_ids == []

@@ -23,6 +23,9 @@ UPDATES = [
     (["My car is a 2012 Golf.", "Traded the Golf in for a Model 3."], "what car do I drive?", "Model 3", "2012 Golf"),
     (["I drink three coffees a day.", "Down to one coffee a day."], "how much coffee do I drink?", "one coffee",
      "three coffees"),
+    # a name said with a cue, near in meaning to the one memory holding a name, no topic word shared (rule 9)
+    (["I back up my photos to Google Photos.", "All my pictures sync to iCloud now."],
+     "where are my photos backed up?", "iCloud", "Google Photos"),
 ]
 
 
@@ -61,6 +64,25 @@ SIDE_BY_SIDE = [
     ("I went to a concert with Mel last week.", "I went to a museum with Jon on Sunday."),
     ("I bought a Kindle in March.", "I bought a Switch in July."),
 ]
+
+
+# Said with an update cue, yet no update of the fact before it: an addition, someone else's, a wish, another
+# thing of the kind, a one-off. Rule 9 (a cued value replaces the nearest memory of its kind) must leave them.
+CUED_BESIDE = [
+    ("I use Figma for design.", "We now also use Miro for workshops."),
+    ("I bank with Monzo.", "My sister switched to Revolut now."),
+    ("My dentist is Dr Okafor.", "My husband sees Dr Reyes now for his teeth."),
+    ("I work at Deloitte.", "Thinking about moving to Accenture next year."),
+    ("I live in Leeds.", "My parents moved to York now that dad retired."),
+    ("We host the blog on Netlify.", "The new client site lives on Vercel."),
+    ("Standup is at 9:30.", "Lunch moved to 12:30 now."),
+]
+
+
+@pytest.mark.parametrize("first, second", CUED_BESIDE, ids=[s[1] for s in CUED_BESIDE])
+def test_a_cued_fact_about_something_else_replaces_nothing(engine, first, second):
+    engine.ingest(first, user_id="u")
+    assert engine.ingest(second, user_id="u").superseded_ids == []
 
 
 @pytest.mark.parametrize("first, second", SIDE_BY_SIDE, ids=[s[1] for s in SIDE_BY_SIDE])

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from .. import text as textlib
+from .vocabulary import CuePattern
 from .voice import PAST_TENSE
 
 _TIME = re.compile(
@@ -154,6 +155,15 @@ def competes(old_text: str, new_text: str) -> bool:
     if old_values or new_values:
         return not new_values <= old_values
     return _words(old_text) != _words(new_text)
+
+
+def values_differ(old_text: str, new_text: str) -> bool:
+    """Does the new sentence say a value (a number or a name) the old one lacks, and the old one a value the new
+    one lacks, as a replaced value and its replacement do? "John" said in both is whom they are about, not what
+    changed, also where it is the old sentence's first word ("John started ..."). An old value said in words
+    ("at midnight") has no number or name to lack."""
+    old_values, new_values = _value_tokens(old_text, sentence=False), _value_tokens(new_text)
+    return bool(new_values - old_values) and not (old_values and old_values <= new_values)
 
 
 # A change said of one's own thing: "migrated the db to Postgres", "moved our DNS over to Cloudflare".
@@ -489,10 +499,19 @@ _MANY_HELD = frozenset(_words(
     "language skill tool app allergy favourite favorite fear goal idea project plan habit thing one name"))
 _OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "project": "project"}
 # A sentence that wishes, plans, denies or adds: it fills no role in place of another.
-_NOT_IN_PLACE = re.compile(
+# A capitalised word inside the sentence is part of a name, not the cue ("a hot desk at Second Home").
+_NOT_IN_PLACE = CuePattern(
     r"\b(?:wants?|wanted|wish(?:es)?|hopes?|plans?|planning|would|might|may|could|should|considering|thinking|"
     r"dreams?|likes?|loves?|hates?|misses|prefers?|not|never|no|doesn't|isn't|too|also|as well|another|other|"
-    r"second|extra|sometimes|occasionally|once|used to|going to|will)\b", re.IGNORECASE)
+    r"second|extra|sometimes|occasionally|once|used to|going to|will)\b")
+
+
+def in_place(text: str) -> bool:
+    """Does a sentence say what holds now, in place of something? Not a wish, plan, denial, an addition ("also",
+    "another") nor a sometime thing."""
+    return not _NOT_IN_PLACE.search(text)
+
+
 # "User is insured with Aviva", "User is registered with Dr. Mensah", "User is with Lebara": a participle
 # with/at/to fills a role too, and so does being with someone.
 _VERB_FRAME_USER = re.compile(r"^User\s+(?:(?:usually|always|now|mostly|normally|still|currently|just)\s+)?"
