@@ -39,15 +39,15 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
    memory holding a value of that kind it is nearest, when at least `value_update_floor` similar and no
    other such memory is within `value_update_margin` of it (two candidates: anyone's guess, nothing goes).
-9. A name, time or amount said with an update cue in words none of the rules above pairs with the old fact ("we
-   get our power from EDF since the switch" after "Our electricity is with British Gas"; "all my pictures sync to
-   iCloud now" after "I back up my photos to Google Photos") replaces the one memory holding a value of its kind
-   that is nearest in meaning, when at least `cued_update_floor` similar, no other memory holding such a value is
-   within `cued_update_margin` of it, each says a value the other does not ("John" said in both is whom they are
-   about), and the new sentence says it in place of something: not an addition ("also"), a wish, a denial,
-   a one-off, nor a sentence said to the listener ("you'll love your new flat"); words that say an amount
-   moved ("grew", "raised") change no name ("grew up in Dublin"). Never a memory of an accumulating slot, someone else's, or one the new sentence does not name the
-   thing of when it names its own ("User's rent is 950 now" goes by "rent", rule 7).
+9. A name, time or amount said with an update cue in words none of the rules above pairs with the old fact
+   ("all my pictures sync to iCloud now" after "I back up my photos to Google Photos") replaces the one memory
+   holding a value of its kind that is nearest in meaning, when at least `cued_update_floor` similar and no
+   other memory holding such a value is within `cued_update_margin` of it. The new sentence must say a value
+   the old one lacks ("John" said in both is whom they are about), say it in place of something (not an
+   addition, a wish, a denial or a one-off), not be said to the listener ("you'll love your new flat"), and
+   carry a word of change: one that says an amount moved ("grew", "raised") changes no name ("grew up in
+   Dublin"). Never a memory of an accumulating slot or someone else's; a sentence that names its own thing
+   ("User's rent is 950 now") goes by that thing (rule 7).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -81,27 +81,22 @@ SWITCH_CUES = CuePattern(
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
     r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of)\b",
 )
-# Saying that a value changed, for a memory about the same thing with a value of the same kind.
-OPEN_CUES = CuePattern(
-    r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|"
+# Saying that what holds is now another one. Rule 9 takes only these for a name or a time: the words that say an
+# amount went up or down ("grew", "raised") change no name ("grew up in Dublin").
+_CHANGE_WORDS = (
+    r"now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
+    r"downgrad(?:e|ed|ing)|promoted|demoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|"
+    r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|rescheduled|"
+    r"postponed|pushed|updated|(?:went|gone) with"
+)
+_AMOUNT_CHANGE_WORDS = (
     r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|upped|hiked|"
-    r"doubled|halved|tripled|reduced|"
-    r"up to|down to|cut (?:down|back)|grew|shrank|upgrad(?:e|ed|ing)|downgrad(?:e|ed|ing)|promoted|demoted|"
-    r"migrat(?:ed|ing)|switch(?:ed|ing)?|"
-    r"mov(?:ed|ing)|relocated|replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|"
-    r"changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone) with|"
-    r"(?:went|gone) (?:down |up )?to (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b))",
+    r"doubled|halved|tripled|reduced|up to|down to|cut (?:down|back)|grew|shrank|"
+    r"(?:went|gone) (?:down |up )?to (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b)"
 )
-
-
-# Saying that what holds is now another one (rule 9). Not the words that say an amount went up or down ("grew",
-# "raised", "dropped"): "grew up in Dublin" changes no name. Nor selling or quitting one thing: that says
-# nothing of what holds in its place.
-CHANGE_CUES = CuePattern(
-    r"\b(?:now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
-    r"downgrad(?:e|ed|ing)|promoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|replac(?:ed|ing)|"
-    r"swapp?(?:ed|ing)|traded|ported|changed|shifted|rescheduled|postponed|pushed|updated|(?:went|gone) with)\b",
-)
+CHANGE_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS})\b")
+# Saying that a value changed, for a memory about the same thing with a value of the same kind.
+OPEN_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS}|{_AMOUNT_CHANGE_WORDS})")
 # A sentence said to the listener ("you'll love your new flat"), kept in its own words when no rule read it.
 _ADDRESSED = re.compile(r"\b(?:you|you'll|you're|you've|you'd|your|yours)\b", re.IGNORECASE)
 
@@ -384,6 +379,28 @@ def _about_a_thing(memory: Memory) -> bool:
 _HELD_ONCE = frozenset({"time", "amount", "name"})
 
 
+def _value_holders(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int,
+                   kind: str) -> list[Neighbour]:
+    """The user's other active memories holding a value of this kind, about whom the new fact may be, nearest
+    first (rules 8 and 9)."""
+    return [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
+            if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
+            and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)]
+
+
+def _clearly_nearest(holders: list[Neighbour], floor: float, margin: float) -> Neighbour | None:
+    """The nearest holder when at least `floor` similar, not of an accumulating slot, and no other holder is
+    within `margin` of it (two candidates: anyone's guess, nothing goes)."""
+    if not holders:
+        return None
+    best = holders[0]
+    if best.similarity < floor or _accumulating(best.memory.attribute):
+        return None
+    if len(holders) > 1 and best.similarity - holders[1].similarity < margin:
+        return None
+    return best
+
+
 def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
     """Rule 8: the memory a bare value said as an update replaces, and why; ([], "") for none."""
@@ -394,16 +411,12 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
     if not (cand.correction or OPEN_CUES.search(cand.clause)):
         return [], ""
-    holders = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
-               if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
-               and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)]
+    holders = _value_holders(cand, nearest, user_id, message_id, kind)
     said = topic_words(cand.text)
-    if not holders or any(topic_words(n.memory.text) & said for n in holders):
+    if any(topic_words(n.memory.text) & said for n in holders):
         return [], ""  # it says what the value is of: rule 7 judges it by that thing
-    best = holders[0]
-    if best.similarity < floor or _accumulating(best.memory.attribute):
-        return [], ""
-    if len(holders) > 1 and best.similarity - holders[1].similarity < margin:
+    best = _clearly_nearest(holders, floor, margin)
+    if best is None:
         return [], ""
     return [best.memory.id], (f"a bare {kind} said as an update; the one memory holding a {kind} at least "
                               f"{floor} similar")
@@ -411,9 +424,9 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
 
 def _cued_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
-    """Rule 9: a value said as an update in words no other rule pairs ("Octopus supplies our energy since we
-    switched" after "Our electricity is with British Gas") replaces the one memory holding a value of its kind
-    that is nearest in meaning, when at least `floor` similar and no other such memory is within `margin`."""
+    """Rule 9: a value said as an update in words no other rule pairs ("all my pictures sync to iCloud now"
+    after "I back up my photos to Google Photos") replaces the one memory holding a value of its kind that is
+    nearest in meaning, when at least `floor` similar and no other such memory is within `margin`."""
     said = value_kinds(cand.text, sentence=True)
     # A name said beside a time word is the value ("new line manager started monday, Tomasz"); a clock time's
     # digits are no amount.
@@ -426,17 +439,9 @@ def _cued_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""  # "you'll find a place for your new dog" is said to someone: nothing of the speaker's changed
     if not (cand.correction or (OPEN_CUES if kind == "amount" else CHANGE_CUES).search(cand.clause)):
         return [], ""
-    holders = [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
-               if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
-               and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)
-               and _same_subject(n.memory, cand)]
-    if not holders:
-        return [], ""
-    best = holders[0]
-    if best.similarity < floor or _accumulating(best.memory.attribute) or not values_differ(best.memory.text,
-                                                                                             cand.text):
-        return [], ""
-    if len(holders) > 1 and best.similarity - holders[1].similarity < margin:
+    holders = [n for n in _value_holders(cand, nearest, user_id, message_id, kind) if _same_subject(n.memory, cand)]
+    best = _clearly_nearest(holders, floor, margin)
+    if best is None or not values_differ(best.memory.text, cand.text):
         return [], ""
     return [best.memory.id], (f"a {kind} said as an update; the one memory holding a {kind} at least {floor} "
                               f"similar, {margin} ahead of any other")

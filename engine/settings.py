@@ -87,8 +87,8 @@ class Settings(BaseSettings):
     # A role the user holds once, filled again in other words ("User drives a Corolla." after "User's car is a
     # Golf.", resolve.py rule 7), replaces the old value only when the two are at least this similar.
     role_update_floor: float = Field(0.50, ge=0.0, le=1.0)
-    # A name, amount or time said with an update cue in words no other rule pairs ("Octopus supplies our energy
-    # since we switched", resolve.py rule 9) replaces the one memory holding a value of its kind nearest to it,
+    # A name, amount or time said with an update cue in words no other rule pairs ("all my pictures sync to iCloud
+    # now", resolve.py rule 9) replaces the one memory holding a value of its kind nearest to it,
     # when at least this similar and no other such memory is within the margin below it. None turns it off.
     cued_update_floor: float | None = Field(0.45, ge=0.0, le=1.0)
     cued_update_margin: float = Field(0.08, ge=0.0, le=1.0)

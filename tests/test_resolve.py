@@ -234,9 +234,9 @@ def test_going_somewhere_is_no_cue(clause):
     assert not OPEN_CUES.search(clause)
 
 
-# Rule 9: a name, time or amount said with an update cue, in words no other rule pairs with the old fact ("we get our
-# power from EDF since the switch" after "Our electricity is with British Gas"), replaces the one memory holding a
-# value of its kind that is nearest in meaning: at least the floor similar, and clearly nearer than any other.
+# Rule 9: a name, time or amount said with an update cue, in words no other rule pairs with the old fact, replaces
+# the one memory holding a value of its kind that is nearest in meaning: at least the floor similar, and clearly
+# nearer than any other. The similarities are given; which pairs MiniLM puts that near is the engine tests' matter.
 ELECTRICITY = mem(60, "electricity", "British Gas", text="User's electricity is with British Gas.")
 GP = mem(61, "gp", "Dr Hassan", text="User's GP is Dr Hassan.")
 DESIGN_TOOLS = mem(62, "tools", "Figma", multi=True, text="User uses Figma for design.")
@@ -244,6 +244,7 @@ BASKETBALL = mem(63, "note", "John started playing basketball", multi=True, subj
                  text="John started playing basketball in college.")
 HERITAGE = mem(65, "note", "half Nigerian half Irish", multi=True, text="User is half Nigerian half Irish.")
 CAR = mem(66, "car", "a Golf", text="User's car is a Golf.")
+HOSTING = mem(67, "hosting", "Heroku", subject="project", text="Project hosting is on Heroku.")
 YOGA = mem(64, "note", "yoga class is on Tuesdays", multi=True, text="User's yoga class is on Tuesdays.")
 
 
@@ -279,6 +280,9 @@ POWER = cued("User gets their power from EDF since the switch.", "we get our pow
     # words that say an amount changed, or that one thing was sold, say no name holds in another's place
     (cued("Grew up in Dublin.", "grew up in Dublin"), [(HERITAGE, 0.55)], []),
     (cued("User sold the Clio last week.", "sold the Clio last week"), [(CAR, 0.6)], []),
+    # a fact the rules read as the user's never replaces one about the project
+    (cand("employer", "Paysend", text="User works at Paysend now.", clause="I work at Paysend now"),
+     [(HOSTING, 0.55)], []),
     # said to the listener: nothing of the speaker's changed
     (cued("Oof, Hang in there, you'll find a place for your new dog.",
           "Oof, Hang in there, you'll find a place for your new dog"), [(HERITAGE, 0.55)], []),
