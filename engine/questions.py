@@ -9,6 +9,7 @@ import re
 from functools import lru_cache
 from itertools import takewhile
 
+from .extraction.compete import has_time
 from .extraction.requests import assistant_voice
 from .text import STOPWORDS
 
@@ -269,9 +270,38 @@ def _word_set(text: str) -> frozenset[str]:
     return frozenset(_singular(w) for w in _WORDS.findall(text.casefold()))
 
 
+# What a favourite is of: the words in one group name one kind ("band" and "music", "film" and "movie").
+_FAVOURITE_OF = re.compile(r"\b(?:favou?rites?|faves?|favs?)\s+(?P<kind>[a-z]+)", re.IGNORECASE)
+_FAVOURITE_KINDS = {word: i for i, group in enumerate((
+    "food dish meal cuisine snack dessert", "drink beverage cocktail beer wine tea coffee",
+    "colour color", "music band song artist singer album genre group musician composer",
+    "movie film", "book novel author writer poet", "show series programme program tv", "sport", "game",
+    "team club", "animal", "city country place destination", "restaurant cafe bar pub", "season",
+    "holiday", "flower", "fruit", "vegetable", "actor actress")) for word in group.split()}
+
+
+_NO_KIND = frozenset("thing one kind type way time part bit stuff activity".split())
+
+
+def _favourite_kind(text: str) -> int | str | None:
+    match = _FAVOURITE_OF.search(text)
+    if match is None:
+        return None
+    kind = _singular(match["kind"].casefold())
+    if kind in STOPWORDS or kind in _NO_KIND:
+        return None  # "my favourite thing to do", "my favourite is ...": of no kind in particular
+    return _FAVOURITE_KINDS.get(kind, kind)
+
+
 def contrast_mismatch(query: str, memory_text: str) -> bool:
     """Does the question ask about one member of a family (a relative, a pet, a team role) while the memory
-    names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")?"""
+    names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")? Or ask
+    for a favourite of one kind while the memory is a favourite of another ("favourite drink" vs "favorite food")?"""
+    asked_favourite = _favourite_kind(query)
+    if asked_favourite is not None:
+        held = _favourite_kind(memory_text)
+        if held is not None and held != asked_favourite:
+            return True
     asked = _word_set(query)
     for family in _CONTRAST_FAMILIES:
         in_question = {i for i, member in enumerate(family) if member & asked}
@@ -293,6 +323,16 @@ _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|
                          r"^(?:what|what's|whats)\b"
                          r"(?=.*\b(?:cost|costs|costing|cost us|price|priced|set (?:me|us|them) back)\b)",
                          re.IGNORECASE)
+# "when ..." and "what time/day ..." ask for a time. A past event ("when did ...") may be dated by the message it
+# was told in; anything else must say its time.
+_ASKS_TIME = re.compile(r"^\s*(?:when|when's|whens)\b|\b(?:what|which) (?:time|day|date|year|month)\b|\bhow long ago\b",
+                        re.IGNORECASE)
+_ASKS_PAST = re.compile(r"^\s*when (?:did|was|were|had)\b", re.IGNORECASE)
+# Words that say when, besides the clock times, days, months and frequencies compete.has_time knows.
+_WHEN_WORDS = re.compile(
+    r"\b(?:\d{4}|may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}|mornings?|afternoons?|evenings?|nights?|lunch(?:time)?|breakfast|dinner|bedtime|after|before|"
+    r"during|until|since|ago|spring|summer|autumn|fall|winter|years?|months?|weeks?|days?|weekdays?|hours?|"
+    r"soon|later|early|late|recently|last|next)\b", re.IGNORECASE)
 _NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _NUMBER_WORDS = frozenset(
@@ -316,12 +356,18 @@ def _names_something_new(query: str, memory_text: str) -> bool:
     return False
 
 
-def lacks_asked_value(query: str, memory_text: str) -> bool:
-    """Does the question ask for a value of a kind (a name, a phone number, a price) the memory holds none of?
+def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> bool:
+    """Does the question ask for a value of a kind (a name, a phone number, a price, a time) the memory holds none of?
 
     A name is a capitalised word or the word after "named"/"called" that the question does not already
     contain ("what's Helen's surname?" is not answered by "User's boss is called Helen"); a phone number or a
-    price needs a digit, a number word or a currency sign."""
+    price needs a digit, a number word or a currency sign; a time needs a clock time, a day, a date, a month, a
+    year, a part of the day or a word like "ago" ("when is Elena's birthday?" is not answered by "User's wife is
+    named Elena"), except that a past event told in a dated message (`dated`) is dated by it."""
+    if _ASKS_TIME.search(query):
+        if dated and _ASKS_PAST.search(query):
+            return False
+        return not (has_time(memory_text) or _WHEN_WORDS.search(memory_text))
     if _ASKS_NAME.search(query):
         return not _names_something_new(query, memory_text)
     if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):

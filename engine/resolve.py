@@ -64,8 +64,8 @@ from typing import Callable
 from .extraction import SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
-                                 names_subject, relation, NAMES_ITS_THING, restates, same_thing, topic_words,
-                                 value_kind, value_kinds, values_differ)
+                                 names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing,
+                                 topic_words, value_kind, value_kinds, values_differ)
 from .model import Memory
 
 STRONG_CUES = CuePattern(
@@ -95,8 +95,9 @@ _AMOUNT_CHANGE_WORDS = (
     r"(?:went|gone) (?:down |up )?to (?=\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b)"
 )
 CHANGE_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS})\b")
-# Saying that a value changed, for a memory about the same thing with a value of the same kind.
-OPEN_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS}|{_AMOUNT_CHANGE_WORDS})")
+# Saying that a value changed, for a memory about the same thing with a value of the same kind. Whole words ("new"
+# is not in "newsletter"); an amount word may take an "s" ("the landlord raises it").
+OPEN_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS}|(?:{_AMOUNT_CHANGE_WORDS})s?)\b")
 # A sentence said to the listener ("you'll love your new flat"), kept in its own words when no rule read it.
 _ADDRESSED = re.compile(r"\b(?:you|you'll|you're|you've|you'd|your|yours)\b", re.IGNORECASE)
 
@@ -348,6 +349,13 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     if _accumulating(cand.attribute):
         return [], looked, ""
     cued = cand.correction or bool(OPEN_CUES.search(cand.clause))
+    if cued and in_place(cand.text):
+        # "User's boss is Marcus now" after "User's manager is Helen": the frame names the role, the cue says it
+        # changed hands; what else either sentence says ("seems decent") may keep them far apart in meaning.
+        for n in mine:
+            if (not _accumulating(n.memory.attribute) and _same_subject(n.memory, cand)
+                    and renames_role(n.memory.text, cand.text)):
+                return [n.memory.id], looked, "the same role named again with another value and an update cue"
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue

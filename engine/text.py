@@ -56,7 +56,9 @@ def normalize(text: str) -> str:
 
 # --- splitting --------------------------------------------------------------------------------
 
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "mr.", "mrs.", "ms.", "dr.", "st.", "vs.", "approx.", "jr.", "sr.")
+# Compared with a sentence's last word, not its end: "first." ends like "st." and ends a sentence.
+_ABBREVIATIONS = frozenset(("e.g.", "i.e.", "etc.", "mr.", "mrs.", "ms.", "mx.", "dr.", "prof.", "st.", "vs.",
+                            "approx.", "jr.", "sr.", "rev.", "fr.", "capt.", "col.", "gen.", "lt.", "sgt.", "hon."))
 # A sentence ends at . ! ? or ; followed by space, unless the period belongs to a number or abbreviation.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 
@@ -68,7 +70,7 @@ def split_sentences(text: str) -> list[str]:
         piece = piece.strip()
         if not piece:
             continue
-        if sentences and sentences[-1].lower().endswith(_ABBREVIATIONS):
+        if sentences and sentences[-1].rsplit(None, 1)[-1].lower() in _ABBREVIATIONS:
             sentences[-1] = f"{sentences[-1]} {piece}"
         else:
             sentences.append(piece)

@@ -487,6 +487,13 @@ def test_a_note_gives_an_events_value_again_by_its_words():
     ("User's bank is Monzo.", "User also banks with Starling.", False),
     ("User's gym is PureGym.", "User went to Gymbox.", False),
     ("User's favorite food is sushi.", "User eats pasta every day.", False),
+    # a favourite is said as one: doing a thing, or doing it on something, is no new favourite
+    ("User's favorite tv show is Succession.", "User watches on Now TV.", False),
+    ("User's favorite drink is tea.", "User drinks coffee at work.", False),
+    ("User's favourite cafe is Monmouth.", "User works from Ozone Coffee.", False),
+    # another word for the same role
+    ("User's manager is Helen.", "User's boss is Marcus now.", True),
+    ("User's boss is Ana.", "Tomas is User's manager now.", True),
 ])
 def test_fills_same_role(old, new, expected):
     assert fills_same_role(old, new) is expected

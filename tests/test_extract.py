@@ -406,6 +406,11 @@ def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
     ("Marta's my team lead now.", "Marta is User's team lead now."),
     ("That is what I said.", None),
     ("Jo's car is red.", "Jo's car is red."),
+    # "a new <role>, <Name>" says who holds the role now
+    ("we got a new boss this week, Marcus, seems decent", "User's boss is Marcus now, seems decent."),
+    ("I have a new dentist: Dr. Ng", "User's dentist is Dr. Ng."),
+    ("New landlord - Mr Cole", "User's landlord is Mr Cole."),
+    ("new phone, Pixel 9 finally", "User's phone is Pixel 9 now finally."),
 ])
 def test_a_clause_said_back_to_front_is_unfolded(message, text):
     texts = [c.text for c in extract(message)]

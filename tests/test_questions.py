@@ -119,6 +119,15 @@ def test_as_statement_composes_with_third_person_rewriting():
     ("what's my dog called?", "User has a beagle named Rolo and a hamster named Pip.", False),
     ("how old is my cat?", "User's Siamese and User's rabbit are both six.", False),
     ("what breed is my cat?", "User has a miniature poodle.", True),
+    # a favourite of one kind does not answer for another kind; words for one kind do
+    ("what's my favourite drink?", "User's favorite food is ramen.", True),
+    ("what's my fave film?", "User's favorite book is Dune.", True),
+    ("what's my favourite music?", "User's favorite band is Radiohead.", False),
+    ("what's my favourite movie?", "User's favorite film is Alien.", False),
+    ("what's my favourite colour?", "User's favorite color is green.", False),
+    ("what's my favourite food?", "User loves ramen.", False),
+    ("what food do I like?", "User's favorite drink is tea.", False),
+    ("what's my favourite thing to do on weekends?", "User's favorite sport is padel.", False),
 ])
 def test_contrast_mismatch(query, memory, expected):
     assert questions.contrast_mismatch(query, memory) is expected
@@ -147,9 +156,35 @@ def test_contrast_mismatch(query, memory, expected):
     ("what's the price of my season ticket?", "User has a season ticket at Elland Road.", True),
     ("what costume am I wearing to the party?", "User is going as a pirate.", False),
     ("where do I live?", "User lives in Oslo.", False),
+    # "when" asks for a time: a date, a day, a clock time, a part of the day, a season, a year, "ago"
+    ("when is Elena's birthday?", "User's wife is named Elena.", True),
+    ("what time does my gym open?", "User's gym is PureGym on Deansgate.", True),
+    ("when did I get my cat?", "User has a cat named Miso.", True),
+    ("when do I work out?", "User usually swims at 7pm after work.", False),
+    ("when do I go running?", "User runs before breakfast.", False),
+    ("when did I move to Berlin?", "User moved to Berlin in 2019.", False),
+    ("when did I start at the bank?", "User started at the bank three years ago.", False),
+    ("when is my dentist appointment?", "User's dentist appointment is on 2026-12-04.", False),
+    ("when's the wedding?", "The wedding is next Saturday.", False),
+    ("what time is standup?", "Standup is at 9:30.", False),
+    ("when are we going to Japan?", "User is going to Japan in the spring.", False),
+    ("when is the baby due?", "The baby is due on 3 March.", False),
+    ("what do I eat when I'm sick?", "User eats toast.", False),
+    # "May" is a month beside a day's number, and a date may be written with slashes
+    ("when do we launch", "Correction, the launch date is May 8.", False),
+    ("when is the backend deadline", "The backend deadline is 17 May.", False),
+    ("when is the invoice due?", "The invoice is due 17/05.", False),
+    ("when is my mum visiting?", "User's mum may visit.", True),
 ])
 def test_lacks_asked_value(query, memory, expected):
     assert questions.lacks_asked_value(query, memory) is expected
+
+
+def test_a_past_event_told_on_a_known_day_answers_when_it_happened():
+    """"when did ..." of an event told in a dated message: the day it was told is an answer, the time need not be in
+    the sentence. "when is ..." asks for a time the memory itself must hold."""
+    assert not questions.lacks_asked_value("when did I get my cat?", "User got a cat named Miso.", dated=True)
+    assert questions.lacks_asked_value("when is Elena's birthday?", "User's wife is named Elena.", dated=True)
 
 
 # The people (or named things) a question is about: a name after an auxiliary ("did Caroline paint") or

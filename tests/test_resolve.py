@@ -212,7 +212,9 @@ def test_a_bare_time_said_of_it_updates_the_one_near_time():
 
 @pytest.mark.parametrize("clause", ["Staging is on Ubuntu 24.04 after the upgrade", "Just got promoted to senior developer",
                                     "Doctor upped my sertraline to 100mg", "They hiked the fee to 35",
-                                    "We went to one-week sprints", "we went with Linear in the end"])
+                                    "We went to one-week sprints", "we went with Linear in the end",
+                                    "The landlord raises the rent to 980", "the council increases it every April",
+                                    "They bumped it to 40"])
 def test_saying_a_value_changed_is_an_open_world_cue(clause):
     from engine.resolve import OPEN_CUES
     assert OPEN_CUES.search(clause)
@@ -228,7 +230,10 @@ def test_a_fact_given_with_its_slot_replaces_nothing_outside_it():
 
 
 @pytest.mark.parametrize("clause", ["Take it easy and keep going for it", "John is going to need some shoes",
-                                    "We went to a concert on Friday"])
+                                    "We went to a concert on Friday",
+                                    # a cue is a whole word: "new" is not in "newsletter", "since" not in "sincerely"
+                                    "I made a throwaway email for newsletter signups", "I read the news every morning",
+                                    "I sincerely love my job", "Nowhere near the station", "I'm a newborn photographer"])
 def test_going_somewhere_is_no_cue(clause):
     from engine.resolve import OPEN_CUES
     assert not OPEN_CUES.search(clause)
@@ -295,3 +300,33 @@ def test_the_cued_value_rule_can_be_turned_off():
     result = plan_candidate(POWER, SlotState(), near((ELECTRICITY, 0.6)), user_id="u", message_id=NEW_MESSAGE,
                             conflict_threshold=THRESHOLD, cue_margin=MARGIN, cued_update_floor=None)
     assert result.supersede_ids == []
+
+
+# The same role named again in the same words' frame ("User's boss is Marcus now" after "User's manager is Helen"),
+# with a change cue: a new holder of the role however far apart the rest of the sentences put them.
+MANAGER = mem(70, "manager", "Helen", text="User's manager is Helen.")
+DENTIST = mem(71, "dentist", "Dr Okafor", text="User's dentist is Dr Okafor.")
+FRIEND = mem(72, "friend", "Tom", text="User's friend is Tom.")
+EDITOR_TOOL = mem(73, "tools", "Vim", multi=True, text="User's editor is Vim.")  # filed among the tools
+
+
+@pytest.mark.parametrize("new, nearest, expected", [
+    (cand("boss", "Marcus now, seems decent", text="User's boss is Marcus now, seems decent.",
+          clause="my boss is Marcus now, seems decent"), [(MANAGER, 0.37)], [70]),
+    (cand("dentist", "Dr Ng now", text="User's dentist is Dr Ng now, she's lovely.",
+          clause="my dentist is Dr Ng now, she's lovely"), [(DENTIST, 0.33)], [71]),
+    # no change cue: two sentences about a role may be told apart later; they stay side by side
+    (cand("boss", "Marcus, seems decent", text="User's boss is Marcus, seems decent.",
+          clause="my boss is Marcus, seems decent"), [(MANAGER, 0.37)], []),
+    # a role held many times, a denial, someone else's role
+    (cand("friend", "Sam now", text="User's friend is Sam now.", clause="my friend is Sam now"), [(FRIEND, 0.33)], []),
+    (cand("dentist", "not Dr Ng now", text="User's dentist is not Dr Ng now.", clause="my dentist is not Dr Ng now"),
+     [(DENTIST, 0.33)], []),
+    # a memory of an accumulating slot is replaced only when its value is named
+    (cand("editor", "Helix now", text="User's editor is Helix now.", clause="my editor is Helix now"),
+     [(EDITOR_TOOL, 0.33)], []),
+    (cand("dentist", "Dr Ng now", text="User's wife's dentist is Dr Ng now.", clause="my wife's dentist is Dr Ng now"),
+     [(DENTIST, 0.33)], []),
+])
+def test_the_same_role_named_again_with_a_cue_replaces_its_holder(new, nearest, expected):
+    assert plan(new, nearest=near(*nearest)).supersede_ids == expected

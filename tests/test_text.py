@@ -56,6 +56,18 @@ def test_split_sentences_keeps_abbreviations_and_numbers():
         "I use Python 3.11.", "I like tea, e.g. green tea!", "Ok?"]
 
 
+# A title before a name ends no sentence; a word that only ends like one ("first.", "best.") does.
+@pytest.mark.parametrize("message, sentences", [
+    ("My PhD supervisor is Prof. Adeyemi", ["My PhD supervisor is Prof. Adeyemi"]),
+    ("my boss is Capt. Reyes. He is strict", ["my boss is Capt. Reyes.", "He is strict"]),
+    ("Our vicar is Rev. Ahn", ["Our vicar is Rev. Ahn"]),
+    ("I came first. My dog is Rex.", ["I came first.", "My dog is Rex."]),
+    ("I tried my best. Dr. Lee says rest.", ["I tried my best.", "Dr. Lee says rest."]),
+])
+def test_a_title_ends_no_sentence(message, sentences):
+    assert text.split_sentences(message) == sentences
+
+
 @pytest.mark.parametrize("source, tokens", [
     ("What OS does the user use?", ["os", "us"]),
     ("The user lives in Berlin", ["liv", "berlin"]),

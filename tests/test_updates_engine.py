@@ -26,6 +26,9 @@ UPDATES = [
     # a name said with a cue, near in meaning to the one memory holding a name, no topic word shared (rule 9)
     (["I back up my photos to Google Photos.", "All my pictures sync to iCloud now."],
      "where are my photos backed up?", "iCloud", "Google Photos"),
+    # "a new <role>, <Name>" names who holds the role now, in another word for it
+    (["My manager is Helen.", "The team is 6 people.", "We got a new boss this week, Marcus, seems decent."],
+     "who's my boss?", "Marcus", "Helen"),
 ]
 
 
@@ -76,6 +79,9 @@ CUED_BESIDE = [
     ("I live in Leeds.", "My parents moved to York now that dad retired."),
     ("We host the blog on Netlify.", "The new client site lives on Vercel."),
     ("Standup is at 9:30.", "Lunch moved to 12:30 now."),
+    # a word that only begins like a cue ("newsletter") is none; watching a thing somewhere is no new favourite
+    ("My email is priya.k@proton.me", "I made a throwaway email for newsletter signups."),
+    ("My favourite TV show is Succession.", "I watch on Now TV."),
 ]
 
 

@@ -86,7 +86,7 @@ _NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
 # Short forms people use for the same thing: "the db" is the database.
 _SAME_THING = {"db": "databas", "repo": "repository", "cell": "phon", "mobil": "phon", "pc": "computer",
                "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl",
-               "mom": "mum", "mam": "mum", "mother": "mum", "dad": "father"}
+               "mom": "mum", "mam": "mum", "mother": "mum", "dad": "father", "boss": "manager"}
 
 
 def topic_words(text: str) -> set[str]:
@@ -104,6 +104,11 @@ def _value_words(text: str, *, sentence: bool) -> list[str]:
 # A length of time ("two weeks", "90 minutes") is an amount and a time: it compares with "weekly" too.
 _DURATION = re.compile(r"(?:\b\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|a couple of|a few))"
                        r"[\s-]+(?:minute|hour|day|night|week|month|year)s?\b", re.IGNORECASE)
+
+
+def has_time(text: str) -> bool:
+    """Does a text say a time: a clock time, a day, a month, a date, a frequency or a length of time?"""
+    return bool(_TIME.search(text) or _DURATION.search(text))
 
 
 def value_kinds(value: str, *, sentence: bool = False) -> set[str]:
@@ -242,7 +247,7 @@ _PEOPLE = (
 _ABOUT_SOMEONE_ELSE = re.compile(
     rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?P<who>{_PEOPLE})(?:'s)?\b")
 _SAME_PERSON_WORD = {"mom": "mum", "mam": "mum", "mother": "mum", "dad": "father", "co-worker": "coworker",
-                     "neighbor": "neighbour", "fiancee": "fiance", "fiancée": "fiance"}
+                     "neighbor": "neighbour", "fiancee": "fiance", "fiancée": "fiance", "boss": "manager"}
 
 
 def relation(text: str) -> str | None:
@@ -497,6 +502,7 @@ _MANY_HELD = frozenset(_words(
     "friend colleague coworker co-worker neighbour neighbor cousin sibling sister brother child kid son daughter "
     "aunt uncle niece nephew grandchild client customer teammate student classmate pupil pet dog cat hobby interest "
     "language skill tool app allergy favourite favorite fear goal idea project plan habit thing one name"))
+_FAVOURITE = frozenset({"favorit", "fav"})
 _OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "project": "project"}
 # A sentence that wishes, plans, denies or adds: it fills no role in place of another.
 # A capitalised word inside the sentence is part of a name, not the cue ("a hot desk at Second Home").
@@ -554,8 +560,8 @@ def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
 def _fills_role(text: str, role: tuple[str, str, frozenset[str]]) -> bool:
     """Does a verb sentence about the role's owner fill that role, saying nothing the role does not?"""
     text = text.strip()
-    if role[0] != "user" or _NOT_IN_PLACE.search(text):
-        return False
+    if role[0] != "user" or _NOT_IN_PLACE.search(text) or role[2] & _FAVOURITE:
+        return False  # a favourite is said as one: watching or drinking a thing is no new favourite
     m = _VERB_FRAME_USER.match(text) or _VERB_FRAME_NAMED.match(text)
     if m is None:
         return False
@@ -579,6 +585,13 @@ def _role_values(text: str) -> tuple[frozenset[str], frozenset[str]]:
         return (frozenset(value_kinds(front["value"]) | value_kinds(text, sentence=True)),
                 _value_tokens(front["value"], sentence=False) | _value_tokens(text))
     return frozenset(value_kinds(text, sentence=True)), _value_tokens(text)
+
+
+def renames_role(old_text: str, new_text: str) -> bool:
+    """Do both sentences name one role in words ("User's manager is Helen.", "User's boss is Marcus now.") and give
+    it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant."""
+    return _role(old_text.strip()) is not None and _role(new_text.strip()) is not None and fills_same_role(
+        old_text, new_text)
 
 
 def fills_same_role(old_text: str, new_text: str) -> bool:

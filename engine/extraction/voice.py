@@ -75,9 +75,22 @@ _CLEFT = re.compile(r"^(?!(?:that|this|it|which|there|here|what|all|everything|n
 _NAME_IS = re.compile(r"(?<![\w'])(?!(?:It|That|There|Here|What|Who|He|She|Let|Where|How|When)'s)"
                       r"([A-Z][a-z][\w-]*)'s\s+(?=(?:my|our|the|a|an|your|his|her|their)\b)")
 
+# "we got a new boss this week, Marcus", "I have a new dentist: Dr. Ng", "New landlord - Mr Cole": the role has a
+# new holder, said as "my boss is Marcus now".
+_NEW_HOLDER = re.compile(
+    r"^(?:(?:[Ii]|[Ww]e)(?:'ve)?\s+(?:just\s+)?(?:got|have|has)\s+)?(?:a\s+)?[Nn]ew\s+"
+    r"(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?:\s+(?:this|last)\s+(?:week|month|year|term)|\s+(?:today|yesterday))?"
+    r"\s*(?:,|:|\s[-\u2013\u2014]|\s+called|\s+named)\s*"
+    r"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?(?!(?:I|It|It's|That|This|The|My|Our|We|He|She|They|But|And|So)\b)"
+    r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|\d[\w.]*)){0,2})(?P<rest>.*)$")
+
 
 def unfold(clause: str) -> str:
-    """A clause said back to front, in its plain order: the two forms above."""
+    """A clause said back to front or around its value, in its plain order: the three forms above."""
+    holder = _NEW_HOLDER.match(clause.strip())
+    if holder:
+        return f"my {holder['role']} is {holder['name']} now{holder['rest']}"
     clause = _NAME_IS.sub(r"\1 is ", clause)
     cleft = _CLEFT.match(clause.strip())
     if cleft:
