@@ -33,7 +33,9 @@ replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's j
    words, when the two are at least `role_update_floor` similar (compete.fills_same_role: "User drives a
    Corolla" after "User's car is a Golf", "User banks with Starling" after "User's bank is Monzo"; never a
    plural or many-held role, a wish or denial, a past event, nor a verb that says more than the role: "rents a
-   garage from Mr. Cole" is no new landlord). Accumulating slots (hobbies, tools,
+   garage from Mr. Cole" is no new landlord). The same role named again in words with an update cue ("User's boss
+   is Marcus now, seems decent" after "User's manager is Helen") replaces its holder at any similarity: the frame
+   names the role, the cue says it changed hands. Accumulating slots (hobbies, tools,
    languages) are never replaced by topic alone, only when their value is named.
 8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
