@@ -325,12 +325,13 @@ _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|
                          re.IGNORECASE)
 # "when ..." and "what time/day ..." ask for a time. A past event ("when did ...") may be dated by the message it
 # was told in; anything else must say its time.
-_ASKS_TIME = re.compile(r"^\s*(?:when|when's|whens)\b|\b(?:what|which) (?:time|day|date|year|month)\b|\bhow long ago\b",
-                        re.IGNORECASE)
+_ASKS_TIME = re.compile(rf"^\s*(?:when|when's|whens)\b|\b(?:what|which) (?:{'|'.join(sorted(_TIME_NOUNS))})\b|"
+                        r"\bhow long ago\b", re.IGNORECASE)
 _ASKS_PAST = re.compile(r"^\s*when (?:did|was|were|had)\b", re.IGNORECASE)
-# Words that say when, besides the clock times, days, months and frequencies compete.has_time knows.
+# Words that say when, besides the clock times, days, dates, months and frequencies compete.has_time knows: they
+# make no value a time to update, but they answer "when".
 _WHEN_WORDS = re.compile(
-    r"\b(?:\d{4}|may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}|mornings?|afternoons?|evenings?|nights?|lunch(?:time)?|breakfast|dinner|bedtime|after|before|"
+    r"\b(?:\d{4}|mornings?|afternoons?|evenings?|nights?|lunch(?:time)?|breakfast|dinner|bedtime|after|before|"
     r"during|until|since|ago|spring|summer|autumn|fall|winter|years?|months?|weeks?|days?|weekdays?|hours?|"
     r"soon|later|early|late|recently|last|next)\b", re.IGNORECASE)
 _NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)

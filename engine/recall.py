@@ -264,8 +264,8 @@ class Recall:
         if s.contrast_filter:
             candidates = [h for h in candidates if not questions.contrast_mismatch(query, h.memory.text)]
         if s.answer_type_filter:
-            candidates = [h for h in candidates
-                          if not questions.lacks_asked_value(query, h.memory.text, dated=bool(h.memory.source_timestamp))]
+            candidates = [h for h in candidates if not questions.lacks_asked_value(
+                query, h.memory.text, dated=bool(h.memory.source_timestamp))]
         return candidates
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, svec: np.ndarray, terms: list[str],

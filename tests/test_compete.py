@@ -9,7 +9,7 @@ from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
                                       fills_same_role, names_subject, relation, restates, same_thing, slot_fits,
-                                      in_place, topic_words, value_kind, value_kinds, values_differ)
+                                      has_time, in_place, topic_words, value_kind, value_kinds, values_differ)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -350,6 +350,14 @@ def test_a_change_of_a_thing_replaces_the_note_about_it():
 
 def test_a_length_of_time_is_an_amount_and_a_time():
     assert value_kinds("two weeks") == {"amount", "time"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("The launch date is May 8.", True), ("The deadline is the 17th of May.", True),
+    ("The invoice is due 17/05/2027.", True), ("User's mum may visit.", False), ("User has 3 cats.", False),
+])
+def test_may_is_a_month_beside_a_day(text, expected):
+    assert has_time(text) is expected
 
 
 def test_a_duration_and_a_frequency_are_values_of_one_kind():

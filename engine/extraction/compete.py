@@ -21,7 +21,9 @@ _TIME = re.compile(
     r"june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|"
     r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year)|"
     r"\d{1,2}(?:st|nd|rd|th)|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|biweekly|"
-    r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?)\b",
+    r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?|"
+    # "May" is a month only beside a day's number ("May 8", "the 8th of May"); a date may be written with slashes
+    r"may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
@@ -590,8 +592,7 @@ def _role_values(text: str) -> tuple[frozenset[str], frozenset[str]]:
 def renames_role(old_text: str, new_text: str) -> bool:
     """Do both sentences name one role in words ("User's manager is Helen.", "User's boss is Marcus now.") and give
     it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant."""
-    return _role(old_text.strip()) is not None and _role(new_text.strip()) is not None and fills_same_role(
-        old_text, new_text)
+    return _role(old_text) is not None and _role(new_text) is not None and fills_same_role(old_text, new_text)
 
 
 def fills_same_role(old_text: str, new_text: str) -> bool:
