@@ -12,6 +12,10 @@ Rules, in order:
    is the cat, my dog is called Pepper"): "I also play piano" leaves "I play guitar" alone.
 5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
    replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
+   In the catch-all slot, which holds sentences about anything, the two must also compete (compete.competes)
+   or both be short states of their person ("User is single" / "User is in a relationship now").
+The names of the people in the conversation (whom memories are about, who said them) are no topic and no value:
+in a chat between John and Maria nearly every sentence names one of them.
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
    memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
    cue_margin` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
@@ -63,12 +67,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .extraction import SLOTS, Candidate, value_key
+from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
-                                 names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing,
+                                 names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
                                  topic_words, value_kind, value_kinds, values_differ)
 from .model import Memory
+from .text import tokenize
 
 STRONG_CUES = CuePattern(
     r"\b(?:switched|switching|switch|changed|changing|instead|no longer|any\s?more|replaced|migrated|migrating|"
@@ -201,6 +206,14 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             # changes on an explicit switch, like an understood one (rule 4).
             ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
             compared = [(n.memory.id, n.similarity) for n in ranked]
+            if cand.attribute == CATCH_ALL:
+                # The catch-all slot holds sentences about anything: being near one in meaning is no sign of
+                # being about the same thing ("John is feeling a sense of purpose now" after "John has been
+                # networking"). The two must compete (a shared topic and values of one kind that differ) or both
+                # be short states of their person ("User is single" / "User is in a relationship now").
+                people = _people([n.memory for n in ranked], cand)
+                ranked = [n for n in ranked if competes(n.memory.text, cand.text, people=people)
+                          or (states(n.memory.text) and states(cand.text))]
             if ranked and ranked[0].similarity >= conflict_threshold:
                 targets = [ranked[0].memory.id]
                 reason = f"update cue; nearest in the slot is at least {conflict_threshold} similar"
@@ -296,7 +309,7 @@ def _asked_once(nearest: Nearest, most: int) -> Nearest:
 
 
 def _accumulating(attribute: str) -> bool:
-    return attribute in SLOTS and SLOTS[attribute].multi and attribute != "note"
+    return attribute in SLOTS and SLOTS[attribute].multi and attribute != CATCH_ALL
 
 
 def _same_person(old_text: str, cand: Candidate) -> bool:
@@ -327,7 +340,8 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     # The value a switch names: "from Django to FastAPI" names Django; else the clause itself.
     naming = cand.replaced_value or (cand.clause if SWITCH_CUES.search(cand.clause) else "")
     if naming:
-        named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value)]
+        named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value,
+                                                              sentence=n.memory.attribute == CATCH_ALL)]
         if named:
             return named, looked, "the message names this memory's value with a switch"
     if named_only:
@@ -358,11 +372,12 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             if (not _accumulating(n.memory.attribute) and _same_subject(n.memory, cand)
                     and renames_role(n.memory.text, cand.text)):
                 return [n.memory.id], looked, "the same role named again with another value and an update cue"
+    people = _people([n.memory for n in nearest], cand)
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):
             continue
         same_subject = _same_subject(n.memory, cand)
-        if not competes(n.memory.text, cand.text):
+        if not competes(n.memory.text, cand.text, people=people):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
@@ -372,6 +387,17 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 and value_kind(n.memory.text, sentence=True) in _HELD_ONCE):
             return [n.memory.id], looked, "a value of the same thing again, without a cue"
     return [], looked, ""
+
+
+def _people(memories: list[Memory], cand: Candidate) -> frozenset[str]:
+    """Stems of the names of the people in the conversation: whom the memories and the new fact are about and
+    who said the memories ("john" and "maria" in a chat between John and Maria, where "That's great, Maria" and
+    "Maria, since John talked, it's been tough" share no topic)."""
+    names: set[str] = set()
+    for who in [cand.subject] + [w for m in memories for w in (m.subject, m.speaker or "")]:
+        if who and ":" not in who and who not in ("user", "project"):
+            names.update(tokenize(who))
+    return frozenset(names)
 
 
 def _same_subject(memory: Memory, cand: Candidate) -> bool:

@@ -9,7 +9,8 @@ from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
                                       fills_same_role, names_subject, relation, restates, same_thing, slot_fits,
-                                      has_time, in_place, topic_words, value_kind, value_kinds, values_differ)
+                                      has_time, in_place, states, topic_words, value_kind, value_kinds,
+                                      values_differ)
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.unit
     ("fortnightly", "time"),
     ("opened one with Starling", "name"),  # "one" before a small word is a pronoun
     ("50mg of sertraline", "amount"), ("a 5km loop", "amount"), ("2.5l a day", "amount"),
+    ("in 2022", "time"), ("since 2019", "time"), ("from 1900 to 2100 euros", "amount"),
 ])
 def test_value_kind(value, kind):
     assert value_kind(value) == kind
@@ -546,3 +548,73 @@ def test_in_place(text, expected):
 ])
 def test_values_differ(old, new, expected):
     assert values_differ(old, new) is expected
+
+
+# In a chat between named people nearly every sentence names them: a shared name is no shared topic, and a name of
+# someone in the conversation is whom a sentence is about or said to, not a value that changed.
+PEOPLE = frozenset({"priya", "tomas"})
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("Priya's plans for the weekend are open.", "Tomas, Priya has a new idea for the garden.", False),
+    ("That sounds lovely, Tomas.", "Tomas, since Priya last wrote, a lot went on.", False),
+    ("Priya's bakery opens at 7am.", "Priya's bakery opens at 6am now.", True),  # the thing, not the person
+    ("Priya drives a Fiat Panda.", "Priya drives a Skoda now.", True),
+])
+def test_the_people_talking_are_no_topic_and_no_value(old, new, expected):
+    assert competes(old, new, people=PEOPLE) is expected
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    # without a number or a name, the shared word must be the thing one sentence is about ...
+    ("User's go-to tea is a green sencha.", "User switched to a smoky black tea.", True),
+    ("The garden shed is a mess.", "User finally cleared out the shed, now it's tidy.", True),
+    # ... not a word two chat sentences happen to share
+    ("Volunteering at the food bank was really rewarding.", "Learning the cello has been rewarding, new challenge "
+     "every week.", False),
+    ("It was a fun evening with the whole community.", "The new community garden is a lovely idea.", False),
+])
+def test_two_sentences_without_values_compete_only_over_the_thing_they_are_about(old, new, expected):
+    assert competes(old, new) is expected
+
+
+# A short state of a person, said with a copula: what "User is single" and "User is in a relationship now" both
+# are, and what a longer sentence or an activity ("is really enjoying") is not.
+@pytest.mark.parametrize("text, expected", [
+    ("User is single.", True),
+    ("User is in a relationship now.", True),
+    ("Priya is vegan these days.", True),
+    ("User is retired.", True),
+    ("User is really enjoying the new course.", False),
+    ("User is going to the coast.", False),
+    ("User is determined to make a difference in their town.", False),
+    ("It is great.", False),
+    ("Those are Priya's main goals.", False),
+])
+def test_states(text, expected):
+    assert states(text) is expected
+
+
+# A sentence kept whole (what no rule understood) is named by a switch only through a name in it (not its first
+# word, which is capitalised whatever it is) or through what its copula says of its subject.
+@pytest.mark.parametrize("old_value, clause, new_value, expected", [
+    ("The staging box is called hermes", "we renamed hermes to apollo", "apollo", True),
+    ("Sunday lunch with Gran is a must", "Gran isn't with us anymore", "", True),
+    ("Family dinners mean a lot to Priya", "the dog was part of the family, he's not here anymore", "", False),
+    ("Sounds fun", "trying a new class sounds fun, a way to switch things up", "", False),
+])
+def test_a_kept_sentence_is_named_by_its_names_or_its_complement(old_value, clause, new_value, expected):
+    assert names_old_value(old_value, clause, new_value, sentence=True) is expected
+
+
+def test_an_update_cue_replaces_a_kept_sentence_only_when_the_two_compete():
+    """Rule 5 in the catch-all slot: a cue ("new", "now") and nearness in meaning are not enough, since chat
+    sentences about one person are near each other; the two must compete, or both be short states."""
+    volunteering = mem(20, "note", "I volunteer at the food bank", "User volunteers at the food bank.", multi=True)
+    c = cand("note", "I feel a new sense of purpose", "User feels a new sense of purpose.",
+             "I feel a new sense of purpose", understood=False, multi=True)
+    assert run(c, (volunteering, 0.62), slot=SlotState(others=[volunteering])).action == "created"
+
+    vegetarian = mem(21, "note", "I'm vegetarian", "User is vegetarian.", multi=True)
+    c = cand("note", "I'm vegan now", "User is vegan now.", "I'm vegan now", understood=False, multi=True)
+    assert run(c, (vegetarian, 0.62), slot=SlotState(others=[vegetarian])).supersede_ids == [21]

@@ -15,11 +15,11 @@ from .handlers import Found
 from .restate import restate
 from .rules import RULES, Rule, apply_rules
 from .values import clean_value, event_subject, slug, strip_cue_prefix, strip_when, value_key
-from .vocabulary import SLOTS, UPDATE_CUES, Slot, known_slot
+from .vocabulary import CATCH_ALL, SLOTS, UPDATE_CUES, Slot, known_slot
 from .voice import embedding_text, finish_sentence, person_names, third_person
 
 __all__ = [
-    "MAX_RULE_CLAUSE", "RULES", "SLOTS", "UPDATE_CUES", "Candidate", "Extractor", "Found", "Rule", "RuleExtractor",
+    "CATCH_ALL", "MAX_RULE_CLAUSE", "RULES", "SLOTS", "UPDATE_CUES", "Candidate", "Extractor", "Found", "Rule", "RuleExtractor",
     "Slot", "apply_rules", "clean_value", "correct", "embedding_text", "event_subject", "extract", "finish_sentence",
     "informative", "known_slot", "parse_timestamp", "person_names", "replace", "resolve_relative_dates", "restate", "slot_of",
     "slug", "strip_cue_prefix", "strip_when", "structured", "third_person", "value_key",

@@ -23,7 +23,9 @@ _TIME = re.compile(
     r"\d{1,2}(?:st|nd|rd|th)|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|biweekly|"
     r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?|"
     # "May" is a month only beside a day's number ("May 8", "the 8th of May"); a date may be written with slashes
-    r"may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b",
+    r"may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
+    # a year after a word that says when ("in 2022", "since 2019"); "from 1900 to 2100 euros" is an amount
+    r"(?:in|since|until|till|during) (?:19|20)\d\d)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
@@ -151,17 +153,42 @@ def _value_tokens(text: str, sentence: bool = True) -> frozenset[str]:
     return frozenset(out)
 
 
-def competes(old_text: str, new_text: str) -> bool:
+def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset()) -> bool:
     """Two memory sentences about the same thing (a shared topic word) carrying values of the same
-    kind that differ: the newer may replace the older (the caller decides, from cues and slots)."""
-    if not topic_words(old_text) & topic_words(new_text):
+    kind that differ: the newer may replace the older (the caller decides, from cues and slots).
+    `people`: stems of the names of whom the sentences are about or who said them; in a chat between named
+    people nearly every sentence names them, so a shared name says nothing of a shared topic."""
+    shared = (topic_words(old_text) & topic_words(new_text)) - people
+    if not shared:
         return False
     if not value_kinds(old_text, sentence=True) & value_kinds(new_text, sentence=True):
         return False
-    old_values, new_values = _value_tokens(old_text), _value_tokens(new_text)
+    # A person in the conversation is whom a sentence is about or said to, not a value it holds.
+    old_values, new_values = _value_tokens(old_text) - people, _value_tokens(new_text) - people
     if old_values or new_values:
         return not new_values <= old_values
+    # Two sentences without a number or a name: the shared word must be the thing one of them is about ("User's
+    # favourite coffee is a latte" / "User switched to black coffee"), or both must be states of their person ("User
+    # is single" / "User is in a relationship now"). A word shared elsewhere ("It was rewarding" / "Trying new
+    # things is rewarding") is how chat sentences resemble each other, not one thing said twice.
+    things = {_head_stem(m["head"]) for text in (old_text, new_text) if (m := _SUBJECT_HEAD.match(text.strip()))}
+    if not shared & things and not (states(old_text) and states(new_text)):
+        return False
     return _words(old_text) != _words(new_text)
+
+
+# A state of someone, said with a copula in a few words: "User is single", "Maria is vegan now"; not an activity
+# ("is feeling", "is really enjoying", "is going to"), a state of something else, nor a sentence that says more.
+_STATE = re.compile(r"^(?!(?:It|That|This|Those|These|There|They|He|She|We|You|What|Who)\b)"
+                    r"(?:User|[A-Z][\w-]*(?:\s[A-Z][\w-]*)?)\s+(?:is|are|was|were)\s+(?:\w+ly\s+)*"
+                    r"(?!\w+ing\b)(?P<state>[^,;:]+?)(?:\s+(?:now|these days|nowadays|again|anymore|any more))?[.!]?$")
+_STATE_WORDS = 4
+
+
+def states(text: str) -> bool:
+    """Is a memory sentence a short state of whom it is about ("User is in a relationship now")?"""
+    match = _STATE.match(text.strip())
+    return match is not None and len(match["state"].split()) <= _STATE_WORDS
 
 
 def values_differ(old_text: str, new_text: str) -> bool:
@@ -219,17 +246,29 @@ _KIND_WORDS = frozenset(_words("diet plan class course app program programme les
                                "account service session sessions routine club team"))
 
 
-def names_old_value(old_value: str, clause: str, new_value: str = "") -> bool:
+_COMPLEMENT = re.compile(r"\b(?:is|are|was|were)\s+(?:(?:called|named)\s+)?(?P<value>.+)$", re.IGNORECASE)
+
+
+def names_old_value(old_value: str, clause: str, new_value: str = "", *, sentence: bool = False) -> bool:
     """Does the clause name an old memory's value ("sold the Yamaha" names "a Yamaha P-45")?
 
     A name in the old value counts on its own; a value of plain words must be named in full, but for the words
     saying what kind of thing it is and when ("keto" names "the keto diet", "spin" names "a spin class on Mondays").
     Words of the new value do not count: "I moved to Oslo" does not name an old "Oslo".
+    sentence: the old value is a whole sentence (what no rule understood): its first word is capitalised whatever
+    it is, and its plain words are what it says, not a value ("Family time means a lot to John" is not named by
+    "he was part of the family").
     """
     said = _words(clause) - _words(new_value)
-    named = {t for w in _value_words(old_value, sentence=False) if _NAME.match(w) for t in textlib.tokenize(w)}
+    named = {t for w in _value_words(old_value, sentence=sentence) if _NAME.match(w) for t in textlib.tokenize(w)}
     if named & said:
         return True
+    if sentence:
+        # What a sentence says of its subject is its value: "The main branch is called master" holds "master".
+        complement = _COMPLEMENT.search(old_value)
+        if complement is None:
+            return False
+        old_value = complement["value"]
     when = _words(" ".join(m.group(0) for m in _TIME.finditer(old_value)))
     plain = _words(old_value) - _NOT_TOPIC - _KIND_WORDS - when
     return bool(plain) and len(plain) <= 3 and plain <= said

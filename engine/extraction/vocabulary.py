@@ -94,6 +94,7 @@ SLOTS: dict[str, Slot] = _slots(
     ("assistant_instruction", "preference", True, 0.8, "how the assistant should answer, write or behave for the person"),
     ("note", "fact", True, 0.5, "other information about the person"),
 )
+CATCH_ALL = "note"  # the slot of what no rule understood: sentences about anything
 
 
 # --- gazetteer: well-known names that tell which slot a value belongs to ---------------------
