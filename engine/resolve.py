@@ -206,14 +206,16 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             # changes on an explicit switch, like an understood one (rule 4).
             ranked = _nearest_in_slot(cand, nearest(slot_neighbours), user_id, message_id)
             compared = [(n.memory.id, n.similarity) for n in ranked]
-            if cand.attribute == CATCH_ALL:
-                # The catch-all slot holds sentences about anything: being near one in meaning is no sign of
-                # being about the same thing ("John is feeling a sense of purpose now" after "John has been
-                # networking"). The two must compete (a shared topic and values of one kind that differ) or both
-                # be short states of their person ("User is single" / "User is in a relationship now").
+            if not cand.understood:
+                # A guessed slot, and above all the catch-all one, holds sentences about anything: being near one
+                # in meaning is no sign of being about the same thing ("John is feeling a sense of purpose now"
+                # after "John has been networking"). The two must compete (a shared topic and values of one kind
+                # that differ) or both be short states of their person with the change said of the new one ("User
+                # is single" / "User is in a relationship now").
                 people = _people([n.memory for n in ranked], cand)
+                state_change = states(cand.text) and bool(cand.correction or OPEN_CUES.search(cand.clause))
                 ranked = [n for n in ranked if competes(n.memory.text, cand.text, people=people)
-                          or (states(n.memory.text) and states(cand.text))]
+                          or (state_change and states(n.memory.text))]
             if ranked and ranked[0].similarity >= conflict_threshold:
                 targets = [ranked[0].memory.id]
                 reason = f"update cue; nearest in the slot is at least {conflict_threshold} similar"

@@ -618,3 +618,21 @@ def test_an_update_cue_replaces_a_kept_sentence_only_when_the_two_compete():
     vegetarian = mem(21, "note", "I'm vegetarian", "User is vegetarian.", multi=True)
     c = cand("note", "I'm vegan now", "User is vegan now.", "I'm vegan now", understood=False, multi=True)
     assert run(c, (vegetarian, 0.62), slot=SlotState(others=[vegetarian])).supersede_ids == [21]
+
+
+def test_an_update_cue_in_a_guessed_slot_needs_competing_sentences_too():
+    """Any slot a clause was guessed into holds sentences about anything: "new" in "new customers" changes nothing
+    of what the store's earlier sentence said."""
+    shop = mem(22, "business", "I can make a special shopping experience", "User can make a special shopping "
+               "experience for their customers.", multi=True)
+    c = cand("business", "I got some new offers going to bring in new customers", "User got some new offers going "
+             "to bring in new customers.", "I got some new offers going to bring in new customers",
+             understood=False, multi=True)
+    assert run(c, (shop, 0.66), slot=SlotState(others=[shop])).action == "created"
+
+
+def test_a_state_replaces_a_state_only_when_the_change_is_said_of_it():
+    """"User is curious" after "User is good" says no change (the message's cue was elsewhere in it)."""
+    good = mem(23, "note", "I'm good", "User is good.", multi=True)
+    c = cand("note", "I'm curious", "User is curious.", "I'm curious", understood=False, multi=True)
+    assert run(c, (good, 0.7), slot=SlotState(others=[good])).action == "created"
