@@ -64,7 +64,7 @@ the slot's state from the ledger and passes a "nearest by meaning" callable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
@@ -179,6 +179,12 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
     taken = [n.memory.id for n in slot.single_holders]
+    # A slot shared by the people of one conversation (the project several of them talk about) holds one value for
+    # each one its sentences name: "Gina is working on her online store" is no news of "Jon is working on his dance
+    # routines". What it holds for another stays beside the new fact.
+    slot = replace(slot, single_holders=[n for n in slot.single_holders
+                                         if not _another_named_person(n.memory.text, cand.text)],
+                   others=[m for m in slot.others if not _another_named_person(m.text, cand.text)])
     holders = [n for n in slot.single_holders if n.memory.message_id != message_id]
     others = slot.others
     compared: list[tuple[int, float]] = []
@@ -219,7 +225,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             if ranked and ranked[0].similarity >= conflict_threshold:
                 targets = [ranked[0].memory.id]
                 reason = f"update cue; nearest in the slot is at least {conflict_threshold} similar"
-            elif cand.understood and len(others) == 1:
+            elif cand.understood and len(others) == 1 and named_subject(others[0].text) == named_subject(cand.text):
                 # an explicit switch in a slot holding one value needs no similarity to know its target
                 targets = [others[0].id]
                 reason = "explicit switch in a slot holding one value"
@@ -253,6 +259,12 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         reason = "kept beside the slot's current value" if taken else "nothing it replaces"
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
                 compared=compared)
+
+
+def _another_named_person(old_text: str, new_text: str) -> bool:
+    """Are two sentences about two different named people ("Jon is ..." / "Gina is ...")?"""
+    old, new = named_subject(old_text), named_subject(new_text)
+    return bool(old and new and old != new)
 
 
 def _same_relative(old_text: str, new_text: str) -> bool:

@@ -636,3 +636,15 @@ def test_a_state_replaces_a_state_only_when_the_change_is_said_of_it():
     good = mem(23, "note", "I'm good", "User is good.", multi=True)
     c = cand("note", "I'm curious", "User is curious.", "I'm curious", understood=False, multi=True)
     assert run(c, (good, 0.7), slot=SlotState(others=[good])).action == "created"
+
+
+def test_a_shared_single_valued_slot_holds_one_value_for_each_named_person():
+    """In a chat between Jon and Gina the project slot is shared: each one's "working on" is their own."""
+    jon = mem(24, "project_description", "dance routines", "Jon is working on new dance routines.", subject="project")
+    c = cand("project_description", "her online store", "Gina is working on her online store.",
+             "I'm working on my online store", subject="project")
+    plan = run(c, slot=SlotState(single_holders=[Neighbour(jon, 0.5)], others=[jon]))
+    assert plan.action == "created" and plan.multi
+    later = cand("project_description", "a dance film", "Jon is working on a dance film now.",
+                 "I'm working on a dance film now", subject="project")
+    assert run(later, slot=SlotState(single_holders=[Neighbour(jon, 0.5)], others=[jon])).supersede_ids == [24]
