@@ -405,6 +405,8 @@ def test_a_duration_and_a_frequency_are_values_of_one_kind():
     ("User plays tennis with Tom.", "User plays tennis with Sam.", False),
     ("That looks great.", "That looks peaceful.", False),
     ("That sounds rough.", "That sounds amazing.", False),
+    ("That photo is so sweet.", "That photo is stunning.", False),  # what is shown now, another one each time
+    ("These cookies are delicious.", "These cookies are a hit.", False),
     ("This weekend's hike is at 9.", "This weekend's hike is at 10.", True),
     ("User keeps their bike in the shed.", "User keeps their tools in the garage.", False),
     ("User walks their dog in Victoria Park.", "User also walks their dog on Hampstead Heath.", False),

@@ -429,9 +429,11 @@ def restates(old_text: str, new_text: str) -> bool:
         return False  # things had and plans ("is going to Spain in July") accumulate
     if _only_a_time_or_amount(old_mid) and _only_a_time_or_amount(new_mid):
         return True
-    if start >= 2 and NAMES_ITS_THING.match(" ".join(said_of)) and not (
-            said_of[0] in _DEMONSTRATIVES and not _COPULAS & set(said_of[2:])):
-        return True  # not "That looks great" / "That looks peaceful": "that" is a pronoun before a verb
+    if start >= 2 and NAMES_ITS_THING.match(" ".join(said_of)) and said_of[0] not in _DEMONSTRATIVES:
+        # Not "That looks great" / "That looks peaceful" ("that" is a pronoun before a verb), nor "That picture is
+        # so cute" / "That picture is awesome": a demonstrative points at what is at hand in its message, and the
+        # next message's "that picture" is another one.
+        return True
     # A bare name before "is" may be a person's ("John is lucky", "John is a fan"): only where a thing is
     # held ("Band practice is at ...", "Standup is on ...") is it said of a thing.
     return any(w in _COPULAS and after in _PLACE_OR_TIME for w, after in zip(said_of, said_of[1:]))
