@@ -12,15 +12,17 @@ Rules, in order:
    is the cat, my dog is called Pepper"): "I also play piano" leaves "I play guitar" alone.
 5. A clause no rule understood, said with an update cue ("I've cut down to one coffee a day"),
    replaces the most similar memory in its (best-guess) slot when at least `conflict_threshold` similar.
-   In the catch-all slot, which holds sentences about anything, the two must also compete (compete.competes)
-   or both be short states of their person ("User is single" / "User is in a relationship now").
-The names of the people in the conversation (whom memories are about, who said them) are no topic and no value:
-in a chat between John and Maria nearly every sentence names one of them.
+   A guessed slot, above all the catch-all one, holds sentences about anything: the two must also compete
+   (compete.competes) or both be short states of their person with the change said of the new one ("User is
+   single" / "User is in a relationship now").
 6. An update cue with no slot to match ("actually, it's at 10 now") searches the user's active
    memories by meaning and replaces the nearest one when it is at least `conflict_threshold +
    cue_margin` similar. Memories in accumulating slots (hobbies, pets) are never replaced this way.
 Facts from the same message never replace each other, and a fact about one named person never
-replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's job alone).
+replaces a fact about another ("Dara Haddad switched jobs" leaves Dara Silva's job alone), also in a slot the
+people of one conversation share ("Gina is working on ..." leaves "Jon is working on ..." alone). The names of
+the people in the conversation (whom memories are about, who said them) are no topic and no value: in a chat
+between John and Maria nearly every sentence names one of them.
 7. Open world, for what the slot table misses (the fact was filed under another attribute, or under
    none): a clause that names an old memory's value with a switch ("sold the Clio", "replaced
    Rollbar with Sentry", "switched from Django to FastAPI") replaces that memory wherever it was
