@@ -558,13 +558,16 @@ PEOPLE = frozenset({"priya", "tomas"})
 
 
 @pytest.mark.parametrize("old, new, expected", [
-    ("Priya's plans for the weekend are open.", "Tomas, Priya has a new idea for the garden.", False),
+    ("Good luck with the exams, Priya.", "So Priya, the new semester starts in May.", False),
+    ("User talked to Priya about the exams.", "User is meeting Tomas and Priya now.", False),
     ("That sounds lovely, Tomas.", "Tomas, since Priya last wrote, a lot went on.", False),
     ("Priya's bakery opens at 7am.", "Priya's bakery opens at 6am now.", True),  # the thing, not the person
     ("Priya drives a Fiat Panda.", "Priya drives a Skoda now.", True),
 ])
 def test_the_people_talking_are_no_topic_and_no_value(old, new, expected):
     assert competes(old, new, people=PEOPLE) is expected
+    if not expected:
+        assert competes(old, new)  # they compete only through the names
 
 
 @pytest.mark.parametrize("old, new, expected", [
