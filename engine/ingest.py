@@ -2,13 +2,14 @@
 a plan per candidate (resolve.py) -> stored in one transaction -> indexes brought along (sync.py)."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import Any
 
 import numpy as np
 
 from . import extraction as extractlib
-from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, MessageIn
+from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
 from .resolve import Neighbour, Plan, SlotState, plan_candidate
 from .settings import Settings
@@ -33,9 +34,12 @@ class Ingest:
         """Validated messages -> their results, with one embedding batch and one transaction."""
         extracted = self._resolve_elliptical(items, [self.extractor.extract(dated(m), speaker=own_voice(m))
                                                      for m in items])
+        if self.settings.reply_context:
+            extracted = self._with_questions_answered(items, extracted)
         speakers = [own_voice(m) for m, cands in zip(items, extracted) for _ in cands]
         flat = [c for cands in extracted for c in cands]
-        plain = self.vectors.embedder.encode([extractlib.embedding_text(c.text, sp) for c, sp in zip(flat, speakers)])
+        plain = self.vectors.embedder.encode([extractlib.embedding_text(extractlib.stored_text(c), sp)
+                                              for c, sp in zip(flat, speakers)])
         flat = self.vectors.assign_fallback_attributes(flat, plain)
         vectors = self.vectors.expand(plain, [(c.attribute, c.type) for c in flat])
         for m in items:
@@ -60,13 +64,36 @@ class Ingest:
             kept = []
             for cand in cands:
                 if cand.elliptical:
-                    previous = last.get(item.user_id) or self.ledger.latest_active(item.user_id)
+                    previous = last.get(item.user_id)
+                    if previous is None and (latest := self.ledger.latest_active(item.user_id)) is not None:
+                        previous = as_said(latest)
                     cand = extractlib.correct(previous, cand) if previous is not None else None
                 if cand is not None:
                     kept.append(cand)
             if kept:
                 last[item.user_id] = kept[-1]
             out.append(kept)
+        return out
+
+    def _with_questions_answered(self, items: list[MessageIn], extracted: list[list[extractlib.Candidate]]
+                                 ) -> list[list[extractlib.Candidate]]:
+        """A clause no rule understood, said in reply to another speaker's question, keeps the question
+        (extraction/replies.py). The message before one is the one before it in this batch, else the
+        user's newest logged message."""
+        previous: dict[str, MessageIn | None] = {}
+        out = []
+        for item, cands in zip(items, extracted):
+            if item.user_id not in previous:
+                previous[item.user_id] = self.ledger.last_message(item.user_id)
+            before, previous[item.user_id] = previous[item.user_id], item
+            if before is None or all(c.understood for c in cands):
+                out.append(cands)
+                continue
+            asked = extractlib.question_answered(before.text, before.speaker, before.timestamp, item.speaker,
+                                                 item.timestamp, window_s=self.settings.reply_window_s)
+            if asked is not None:
+                cands = extractlib.in_reply(cands, item.speaker, asked)
+            out.append(cands)
         return out
 
     def store(self, batch: list[tuple[MessageIn, list[extractlib.Candidate], np.ndarray]]) -> list[IngestResult]:
@@ -116,19 +143,21 @@ class Ingest:
         slot = (user_id, cand.subject, cand.attribute)
         same = self.ledger.slot_same_value(conn, slot, extractlib.value_key(cand.value))
         if same is not None:
-            state = SlotState(same_value=same)
+            state = SlotState(same_value=as_said(same))
         else:
             replaced = extractlib.value_key(cand.replaced_value) if cand.replaced_value else ""
             state = SlotState(
-                single_holders=[Neighbour(m, float(v @ vector)) for m, v in self.ledger.slot_single_holders(conn, slot)],
-                others=self.ledger.slot_others(conn, slot, message_id),
-                named_value=self.ledger.slot_value_overlaps(conn, slot, message_id, replaced) if replaced else [],
+                single_holders=[Neighbour(as_said(m), float(v @ vector))
+                                for m, v in self.ledger.slot_single_holders(conn, slot)],
+                others=[as_said(m) for m in self.ledger.slot_others(conn, slot, message_id)],
+                named_value=[as_said(m) for m in self.ledger.slot_value_overlaps(conn, slot, message_id, replaced)]
+                if replaced else [],
             )
 
         def nearest(n: int) -> list[Neighbour]:
             found = self.sync.nearest(user_id, vector, n)
             memories = self.ledger.get_many_in(conn, list(found))
-            return [Neighbour(memories[i], sim) for i, sim in found.items() if i in memories]
+            return [Neighbour(as_said(memories[i]), sim) for i, sim in found.items() if i in memories]
 
         s = self.settings
         return plan_candidate(cand, state, nearest, user_id=user_id, message_id=message_id,
@@ -152,7 +181,7 @@ class Ingest:
             self.ledger.mark_superseded(conn, old_id, new_id, now)
             self.ledger.outbox(conn, "remove", user_id, old_id)
         self.ledger.insert_memory(
-            conn, memory_id=new_id, user_id=user_id, text=cand.text, type=cand.type, subject=cand.subject,
+            conn, memory_id=new_id, user_id=user_id, text=extractlib.stored_text(cand), type=cand.type, subject=cand.subject,
             attribute=cand.attribute, value=cand.value, value_key=extractlib.value_key(cand.value),
             multi_valued=plan.multi, importance=cand.importance, message_id=message_id, embedding=vector,
             created_at=now, supersedes=plan.supersede_ids[0] if plan.supersede_ids else None,
@@ -169,7 +198,7 @@ class Ingest:
         old = self.ledger.get_many_in(conn, plan.supersede_ids).get(plan.supersede_ids[0])
         if old is None:
             return cand, vector
-        restated = extractlib.restate(old.text, cand.clause)
+        restated = extractlib.restate(extractlib.said(old.text), cand.clause)
         if restated is None:
             return cand, vector
         text, value, inferred = restated
@@ -191,7 +220,7 @@ class Ingest:
         plan.reason += f"; restated from #{old.id} as {text!r}"
         cand = extractlib.replace(cand, text=text, value=value, subject=old.subject, attribute=old.attribute,
                                   type=old.type, understood=True, rule=f"{cand.rule} (restated)".strip())
-        plain = self.vectors.embedder.encode([extractlib.embedding_text(text, None)])
+        plain = self.vectors.embedder.encode([extractlib.embedding_text(extractlib.stored_text(cand), None)])
         return cand, self.vectors.expand(plain, [(cand.attribute, cand.type)])[0]
 
 
@@ -210,6 +239,12 @@ def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memo
                          for mid, sim in compared.items() if mid in memories),
                         key=lambda c: c.similarity, reverse=True),
     )
+
+
+def as_said(memory: Memory) -> Memory:
+    """A stored memory as conflict resolution reads it: without the question it answers, if any."""
+    text = extractlib.said(memory.text)
+    return memory if text == memory.text else dataclasses.replace(memory, text=text)
 
 
 def dated(message: MessageIn) -> str:

@@ -14,3 +14,4 @@ TOP_K_MIN, TOP_K_MAX = 1, 100
 THRESHOLD_MIN, THRESHOLD_MAX = -1.0, 2.0  # a recall's threshold argument (scores can exceed 1 with boosts)
 INGEST_BATCH = 256  # messages embedded and committed together by ingest_many
 EXPORT_VERSION = 1
+REPLY_QUESTION_CHARS = 240  # the question a reply is kept with (extraction.replies), at most

@@ -95,6 +95,11 @@ class Settings(BaseSettings):
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True
+    # A clause no rule understood, said right after another speaker asked something, is kept with that
+    # question (extraction/replies.py): "Cello." alone answers nothing. Only when the two messages are at
+    # most reply_window_s apart (when both carry a time): a new session answers nothing of the last one.
+    reply_context: bool = True
+    reply_window_s: float = Field(3 * 3600, ge=0.0)
     # Nearest memories searched for a switch inside a slot, and for a bare update cue anywhere.
     slot_neighbours: int = Field(50, ge=1, le=1000)
     cue_neighbours: int = Field(5, ge=1, le=1000)

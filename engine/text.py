@@ -251,7 +251,7 @@ def strip_leading_filler(clause: str) -> str:
 
 
 _QUESTION_START = re.compile(
-    r"^(?:what|what's|whats|who|whom|whose|where|when|why|how|which|can you|could you|would you|will you|"
+    r"^(?:what|what's|whats|wat|wut|who|whom|whose|where|when|why|how|which|can you|could you|would you|will you|"
     r"do you|did you|are you|is it|is there|should i|could i|can i|shall we|any idea)\b",
     re.IGNORECASE,
 )

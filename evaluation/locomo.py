@@ -87,6 +87,8 @@ def _ingest_session(eng: Any, user: str, session: list[tuple[dict[str, Any], str
             except Exception as exc:
                 stats["errors"].append(f"{user}/{message.get('source_id')}: {type(exc).__name__}: {exc}")
     stats["ignored"] += sum(r.status == "ignored" for r in results)
+    # Chat is mostly things said once: a memory replaced while a conversation is read is worth a look.
+    stats["superseded"] += sum(len(r.superseded_ids) for r in results)
 
 
 def evidence_ids(qa: dict[str, Any]) -> list[str]:
@@ -147,7 +149,7 @@ def evaluate(samples: list[dict[str, Any]], *, embedder: Any = None, ks: tuple[i
     started = time.perf_counter()
     questions: list[dict[str, Any]] = []
     cross: list[dict[str, Any]] = []
-    ingest_stats: dict[str, Any] = {"turns": 0, "ignored": 0, "errors": []}
+    ingest_stats: dict[str, Any] = {"turns": 0, "ignored": 0, "superseded": 0, "errors": []}
     evidence_stats: dict[str, Any] = {"ids": 0, "resolved": 0, "dropped": 0, "dropped_ids": [],
                                       "questions_without_evidence": 0}
     lat: list[float] = []
@@ -284,7 +286,8 @@ def format_locomo(result: dict[str, Any]) -> str:
     head = f" {'category':<18} {'n':>3} " + " ".join(f"{'R@' + str(k):>6} {'hit@' + str(k):>6}" for k in ks)
     head += "  " + " ".join(f"{'sR@' + str(k):>6}" for k in ks) + f" {'empty':>6} {'ev.stored':>9}"
     lines = [f"LoCoMo retrieval: {result['meta']['samples']} conversations, {result['meta']['questions']} questions, "
-             f"{result['ingest']['turns']} turns ({result['ingest']['ignored']} ignored), "
+             f"{result['ingest']['turns']} turns ({result['ingest']['ignored']} ignored, "
+             f"{result['ingest'].get('superseded', 0)} memories superseded while reading them), "
              f"served threshold {result['meta']['threshold']}", head]
     for r in result["categories"]:
         cells = " ".join(f"{r[f'recall@{k}']:>6.2f} {r[f'hit@{k}']:>6.2f}" for k in ks)

@@ -23,3 +23,6 @@ class Candidate:
     # "fallback" for a clause kept as a note, "correction" for an elliptical correction and what it
     # becomes, "structured" for a fact given as (subject, attribute, value).
     rule: str = ""
+    # The question this clause answers, put to the one answering it (extraction/replies.py): stored and
+    # embedded with the memory, never read by conflict resolution (what was asked is not what was said).
+    asked: str | None = None

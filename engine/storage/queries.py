@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..model import Memory, OutboxRow
+from ..model import Memory, MessageIn, OutboxRow
 
 _MEMORY_COLUMNS = (
     "m.id, m.user_id, m.text, m.type, m.subject, m.attribute, m.value, m.importance, m.status, m.replaced_by, "
@@ -180,6 +180,12 @@ class LedgerQueries:
         rows = self.query(f"SELECT {_MEMORY_COLUMNS} FROM {_MEMORY_FROM} WHERE m.user_id = ? AND m.status = 'active' "
                           "ORDER BY m.id DESC LIMIT 1", (user_id,))
         return _row_to_memory(rows[0]) if rows else None
+
+    def last_message(self, user_id: str) -> MessageIn | None:
+        """The user's newest logged message (what a new message may be a reply to)."""
+        rows = self.query("SELECT text, user_id, source_id, timestamp, speaker FROM messages WHERE user_id = ? "
+                          "ORDER BY id DESC LIMIT 1", (user_id,))
+        return MessageIn(*rows[0]) if rows else None
 
     def speakers(self, user_id: str) -> set[str]:
         rows = self.query("SELECT DISTINCT speaker FROM messages WHERE user_id = ? AND speaker IS NOT NULL", (user_id,))
