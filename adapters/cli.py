@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--source-id", help="where the message(s) came from; files add :LINE")
     sp.add_argument("--speaker", help="who said it")
     sp.add_argument("--timestamp", type=_timestamp_arg, help="when it was said (ISO 8601), single message only")
+    sp.add_argument("--in-reply-to", metavar="TEXT",
+                    help="what the message answers (e.g. the bot's question), single message only")
     sp.add_argument("--json", action="store_true", help="print results as JSON (one object per line for files)")
 
     sp = cmd("recall", "recall memories relevant to a query")
@@ -262,7 +264,7 @@ def cmd_ingest(eng: MemoryEngine, args: argparse.Namespace) -> int:
         raise UsageError("give either a message or --file PATH (\"-\" for stdin)")
     if args.text is not None:
         r = eng.ingest(args.text, user_id=args.user, source_id=args.source_id, timestamp=args.timestamp,
-                       speaker=args.speaker)
+                       speaker=args.speaker, in_reply_to=args.in_reply_to)
         if args.json:
             print(json.dumps(ingest_dict(r), ensure_ascii=False))
         else:
@@ -270,6 +272,8 @@ def cmd_ingest(eng: MemoryEngine, args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.timestamp:
         raise UsageError("--timestamp applies to a single message, not to --file")
+    if args.in_reply_to:
+        raise UsageError("--in-reply-to applies to a single message, not to --file")
     lines = _read_lines(args.file)
     if not lines:
         print("nothing to ingest: the input has no non-empty lines", file=sys.stderr)

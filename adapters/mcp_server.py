@@ -61,11 +61,15 @@ def build_server(engine: MemoryEngine) -> MCPServer:
     def remember(
         text: Annotated[str, Field(min_length=1, description="What the user said, verbatim.")],
         user_id: UserId = "default",
+        in_reply_to: Annotated[str | None, Field(
+            min_length=1, description="Your own last message, when the user's text answers it "
+                                      "('Where are you based?' before 'Berlin').")] = None,
     ) -> dict[str, Any]:
         """Store what the user said. Facts are extracted; small talk is ignored; a fact that updates an
-        older one supersedes it (the old one stays in history). Returns what happened."""
+        older one supersedes it (the old one stays in history); an answer that says only its value
+        ("Berlin") is kept with the question in `in_reply_to`. Returns what happened."""
         with _engine_errors():
-            r = engine.ingest(text, user_id=user_id)
+            r = engine.ingest(text, user_id=user_id, in_reply_to=in_reply_to)
         return ingest_dict(r)
 
     @server.tool()

@@ -184,6 +184,10 @@ class MemoryIn(BaseModel):
     source_id: str | None = Field(None, max_length=512, description="Where the message came from (thread, turn...).")
     timestamp: str | None = Field(None, max_length=64, description="When the message was said, ISO 8601.")
     speaker: str | None = Field(None, max_length=256, description="Who said it.")
+    in_reply_to: str | None = Field(
+        None, min_length=1, max_length=200_000,
+        description="What the message answers when that was not sent here, e.g. the bot's own last turn "
+                    "('Where are you based?' before 'Berlin'): a fragment answer is kept with the question.")
     subject: str | None = Field(None, min_length=1, max_length=1000, description="Structured memory: subject.")
     attribute: str | None = Field(None, min_length=1, max_length=1000, description="Structured memory: attribute.")
     value: str | None = Field(None, min_length=1, max_length=10_000, description="Structured memory: value.")
@@ -218,7 +222,7 @@ class MemoryIn(BaseModel):
         if missing:
             raise ValueError(f"a structured memory needs 'subject', 'attribute' and 'value'; "
                              f"missing {', '.join(map(repr, missing))}")
-        given = [k for k in ("source_id", "timestamp", "speaker") if getattr(self, k) is not None]
+        given = [k for k in ("source_id", "timestamp", "speaker", "in_reply_to") if getattr(self, k) is not None]
         if given:
             raise ValueError(f"{', '.join(map(repr, given))} only apply to a 'message'")
         return self
@@ -655,7 +659,7 @@ def post_memory(body: MemoryIn, response: Response, eng: Engine) -> dict[str, An
     confirmed or the message was ignored (small talk)."""
     if body.message is not None:
         res = _call(eng.ingest, body.message, user_id=body.user_id, source_id=body.source_id,
-                    timestamp=body.timestamp, speaker=body.speaker)
+                    timestamp=body.timestamp, speaker=body.speaker, in_reply_to=body.in_reply_to)
     else:
         res = _call(eng.remember, body.subject, body.attribute, body.value, type=body.type or "fact",
                     user_id=body.user_id, importance=body.importance)

@@ -92,10 +92,22 @@ def template(turn: Turn) -> str:
     return turn.reply
 
 
-def remember(eng: MemoryEngine, user_id: str, turn: Turn) -> None:
-    """The second half of a turn, after the reply is shown: ingest the message."""
+def answered(session: Session, turn: Turn) -> str | None:
+    """What the user's message answers: the LLM's reply just before it ("Where are you based?" before
+    "Berlin"). A template reply asks nothing, and quotes memories that may hold questions."""
+    at = next((n for n, t in enumerate(session.turns) if t is turn), len(session.turns))
+    before = [t for t in session.turns[:at] if t.command is None]
+    last = before[-1] if before else None
+    if last is None or last.prompt is None or last.error is not None or not last.reply.strip():
+        return None
+    return last.reply
+
+
+def remember(eng: MemoryEngine, user_id: str, turn: Turn, in_reply_to: str | None = None) -> None:
+    """The second half of a turn, after the reply is shown: ingest the message (with the question it
+    answers, `answered`)."""
     try:
-        turn.ingest = eng.ingest(turn.text, user_id=user_id, speaker="user")
+        turn.ingest = eng.ingest(turn.text, user_id=user_id, speaker="user", in_reply_to=in_reply_to)
     except (ValueError, EngineError) as exc:
         turn.ingest_error = str(exc)
 

@@ -12,7 +12,7 @@ from .limits import LIST_LIMIT_MAX, MAX_FIELD_CHARS, MEMORY_TYPES, STATUS_FILTER
 from .model import MessageIn
 from .settings import Settings
 
-_MESSAGE_KEYS = {"text", "message", "user_id", "source_id", "timestamp", "speaker"}
+_MESSAGE_KEYS = {"text", "message", "user_id", "source_id", "timestamp", "speaker", "in_reply_to"}
 
 
 def user(user_id: object, settings: Settings) -> str:
@@ -32,13 +32,15 @@ def optional_field(value: object, name: str) -> str | None:
 
 
 def message(text: object, user_id: object, source_id: object, timestamp: object, speaker: object,
-            settings: Settings) -> MessageIn:
+            settings: Settings, in_reply_to: object = None) -> MessageIn:
     return MessageIn(
         textlib.validate_text(text, max_chars=settings.max_text_chars, what="message"),
         user(user_id, settings),
         optional_field(source_id, "source_id"),
         optional_field(timestamp, "timestamp"),
         optional_field(speaker, "speaker"),
+        None if in_reply_to is None else textlib.validate_text(in_reply_to, max_chars=settings.max_text_chars,
+                                                               what="in_reply_to"),
     )
 
 
@@ -56,6 +58,7 @@ def messages(items: Iterable[str | Mapping[str, Any]], user_id: object, settings
                 checked.append(message(
                     item.get("text", item.get("message")), item.get("user_id", user_id),
                     item.get("source_id"), item.get("timestamp"), item.get("speaker"), settings,
+                    item.get("in_reply_to"),
                 ))
             else:
                 raise ValueError(f"expected a string or a mapping, not {type(item).__name__}")

@@ -192,10 +192,12 @@ class MemoryEngine:
 
     # ------------------------------------------------------------------ ingest
     def ingest(self, text: str, user_id: str = "default", source_id: str | None = None,
-               timestamp: str | None = None, speaker: str | None = None) -> IngestResult:
-        """Log a message and keep the durable facts in it."""
+               timestamp: str | None = None, speaker: str | None = None,
+               in_reply_to: str | None = None) -> IngestResult:
+        """Log a message and keep the durable facts in it. `in_reply_to`: what the message answers when
+        that was not ingested, e.g. the chatbot's own last turn ("Where are you based?" before "Berlin")."""
         self._check_open()
-        message = arguments.message(text, user_id, source_id, timestamp, speaker, self.settings)
+        message = arguments.message(text, user_id, source_id, timestamp, speaker, self.settings, in_reply_to)
         return self._ingest.messages([message])[0]
 
     def ingest_many(self, messages: Iterable[str | Mapping[str, Any]], user_id: str = "default") -> list[IngestResult]:

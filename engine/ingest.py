@@ -78,21 +78,25 @@ class Ingest:
     def _with_questions_answered(self, items: list[MessageIn], extracted: list[list[extractlib.Candidate]]
                                  ) -> list[list[extractlib.Candidate]]:
         """A clause no rule understood, said in reply to another speaker's question, keeps the question
-        (extraction/replies.py). The message before one is the one before it in this batch, else the
-        user's newest logged message."""
+        (extraction/replies.py): the one the caller gave (`in_reply_to`), else the one the message before
+        asked, that being the one before it in this batch, else the user's newest logged message."""
         previous: dict[str, MessageIn | None] = {}
         out = []
         for item, cands in zip(items, extracted):
-            if item.user_id not in previous:
+            if item.in_reply_to is None and item.user_id not in previous:
                 previous[item.user_id] = self.ledger.last_message(item.user_id)
-            before, previous[item.user_id] = previous[item.user_id], item
-            if before is None or all(c.understood for c in cands):
-                out.append(cands)
-                continue
-            asked = extractlib.question_answered(before.text, before.speaker, before.timestamp, item.speaker,
-                                                 item.timestamp, window_s=self.settings.reply_window_s)
+            before, previous[item.user_id] = previous.get(item.user_id), item
+            if all(c.understood for c in cands):
+                asked = None
+            elif item.in_reply_to is not None:  # the caller says what it answers
+                asked = extractlib.question_in(item.in_reply_to)
+            elif before is not None:
+                asked = extractlib.question_answered(before.text, before.speaker, before.timestamp, item.speaker,
+                                                     item.timestamp, window_s=self.settings.reply_window_s)
+            else:
+                asked = None
             if asked is not None:
-                cands = extractlib.in_reply(cands, item.speaker, asked)
+                cands = extractlib.in_reply(cands, extractlib.person_names(own_voice(item))[1], asked)
             out.append(cands)
         return out
 

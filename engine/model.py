@@ -236,6 +236,7 @@ class MessageIn(NamedTuple):
     source_id: str | None = None
     timestamp: str | None = None
     speaker: str | None = None
+    in_reply_to: str | None = None  # what the message answers when that was not ingested (a bot's turn)
 
 
 class OutboxRow(NamedTuple):

@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
               "(no MEMENGINE_LLM_URL: template replies, nothing leaves this machine)")
         session_ids: list[int] = []
         history: list[dict[str, str]] = []
+        asked: str | None = None  # the LLM's last reply: what the user's next message may answer
         while True:
             try:
                 text = input("You: ").strip()
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                 except (ValueError, EngineError) as exc:
                     print(f"(cannot use that message: {exc})")
                     continue
-                reply = None
+                reply = from_llm = None
                 if client is not None:
                     try:
                         print("AI: ", end="", flush=True)
@@ -102,14 +103,17 @@ def main(argv: list[str] | None = None) -> int:
                             pieces.append(piece)
                             print(piece, end="", flush=True)
                         print()
-                        reply = "".join(pieces)
+                        reply = from_llm = "".join(pieces)
                     except LLMError as exc:
                         print(f"\n(LLM failed: {exc}; answering from memory instead)")
                 if reply is None:
                     reply = template_reply(ctx)
                     print(f"AI: {reply}")
                 history += [{"role": "user", "content": text}, {"role": "assistant", "content": reply}]
-                result = eng.ingest(text, user_id=args.user, speaker="user")  # after the reply, never before
+                # After the reply, never before; with the question it may answer ("Where are you based?"
+                # before "Berlin"). A template reply asks nothing.
+                result = eng.ingest(text, user_id=args.user, speaker="user", in_reply_to=asked)
+                asked = from_llm
                 if result.message_id is not None:
                     session_ids.append(result.message_id)
                 if result.status != "ignored":

@@ -167,7 +167,7 @@ def show_turn(turn: chat.Turn, n: int, live: bool = False) -> None:
         with changes.container():
             show_changes(turn, n)
     if live:  # the reply is on screen; only now does the message go into memory
-        chat.remember(eng, user, turn)
+        chat.remember(eng, user, turn, in_reply_to=chat.answered(session, turn))
         with changes.container():
             show_changes(turn, n)
 

@@ -136,14 +136,17 @@ def test_an_unreachable_llm_gives_a_clear_message_and_the_template_reply(store, 
     assert any("LLM failed" in s.value and "summarised without it" in s.value for s in at.success)
 
 
-def test_replies_and_summary_from_a_local_llm(store, monkeypatch):
-    """A real chat-completions server on 127.0.0.1: the reply streams from it with the context block in
-    its system prompt, and End session has it write the summary."""
+@pytest.fixture
+def llm(monkeypatch):
+    """A real chat-completions server on 127.0.0.1 the page talks to: it streams `llm.pieces` as the reply,
+    answers a non-streamed request (the session summary) with one sentence, and keeps every request in
+    `llm.seen`."""
     import json
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from types import SimpleNamespace
 
-    seen: list[dict] = []
+    fake = SimpleNamespace(seen=[], pieces=[])
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -151,12 +154,12 @@ def test_replies_and_summary_from_a_local_llm(store, monkeypatch):
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            seen.append(body)
+            fake.seen.append(body)
             if body.get("stream"):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for piece in ["From memory: ", "the deadline is November 2 [#2]."]:
+                for piece in fake.pieces:
                     self.wfile.write(f"data: {json.dumps({'choices': [{'delta': {'content': piece}}]})}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
             else:
@@ -169,21 +172,53 @@ def test_replies_and_summary_from_a_local_llm(store, monkeypatch):
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
+    monkeypatch.setenv("MEMENGINE_LLM_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    monkeypatch.setenv("MEMENGINE_LLM_MODEL", "tiny")
     try:
-        monkeypatch.setenv("MEMENGINE_LLM_URL", f"http://127.0.0.1:{httpd.server_address[1]}/v1")
-        monkeypatch.setenv("MEMENGINE_LLM_MODEL", "tiny")
-        at = start()
-        say(at, "My project deadline is November 2.")
-        say(at, "When is the project deadline?")
-        turn = session(at).turns[-1]
-        assert turn.reply == "From memory: the deadline is November 2 [#2]." and turn.error is None
-        system = seen[-1]["messages"][0]["content"]
-        assert turn.context.text in system and "Project deadline is November 2. [#" in system
-        assert seen[-1]["messages"][-1] == {"role": "user", "content": "When is the project deadline?"}
-        at.button(key="chat_end").click().run()
-        assert not at.exception
-        assert any("The user set a deadline." in s.value for s in at.success)  # the LLM wrote the summary
-        assert seen[-1]["stream"] is False and "deadline" in seen[-1]["messages"][-1]["content"]
+        yield fake
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_replies_and_summary_from_a_local_llm(store, llm):
+    """The reply streams from the LLM with the context block in its system prompt, and End session has it
+    write the summary."""
+    llm.pieces = ["From memory: ", "the deadline is November 2 [#2]."]
+    at = start()
+    say(at, "My project deadline is November 2.")
+    say(at, "When is the project deadline?")
+    turn = session(at).turns[-1]
+    assert turn.reply == "From memory: the deadline is November 2 [#2]." and turn.error is None
+    system = llm.seen[-1]["messages"][0]["content"]
+    assert turn.context.text in system and "Project deadline is November 2. [#" in system
+    assert llm.seen[-1]["messages"][-1] == {"role": "user", "content": "When is the project deadline?"}
+    at.button(key="chat_end").click().run()
+    assert not at.exception
+    assert any("The user set a deadline." in s.value for s in at.success)  # the LLM wrote the summary
+    assert llm.seen[-1]["stream"] is False and "deadline" in llm.seen[-1]["messages"][-1]["content"]
+
+
+def test_an_answer_to_the_llms_question_is_kept_with_it(store, llm):
+    llm.pieces = ["Nice to meet you! ", "Where are you based these days?"]
+    at = start()
+    say(at, "Hi there, I'm new here.")
+    say(at, "Berlin, since last spring.")
+    turn = session(at).turns[-1]
+    assert [m.text for m in turn.ingest.memories] == [
+        "Berlin, since last spring. (asked: Where are User based these days?)"]
+
+
+def test_a_template_reply_is_no_question_answered():
+    """The template reply quotes memories, which may hold a question; only an LLM's reply is asked."""
+    quoted = chat.Turn(text="what did I say?", reply="Here is what I remember:\n- Ginger. (asked: What's User's cat?)")
+    asked = chat.Turn(text="hi", reply="Where are you based?", prompt=[{"role": "user", "content": "hi"}])
+    failed = chat.Turn(text="hi", reply="Where are you based?", prompt=[], error="timeout")
+    answer = chat.Turn(text="Berlin.")
+    for before, expected in ((quoted, None), (asked, "Where are you based?"), (failed, None)):
+        talk = chat.Session(user_id="u", greeting="", turns=[before, answer])
+        assert chat.answered(talk, answer) == expected
+    command = chat.Turn(text="/profile", command="/profile")
+    assert chat.answered(chat.Session(user_id="u", greeting="", turns=[asked, command, answer]), answer) == \
+        "Where are you based?"
+    assert chat.answered(chat.Session(user_id="u", greeting="", turns=[answer]), answer) is None

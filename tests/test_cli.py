@@ -301,3 +301,15 @@ def test_context_profile_and_summarize(run, tmp_path):
     with pytest.raises(SystemExit) as e:
         run("--data-dir", d, "summarize", "--since", "yesterday")
     assert e.value.code == 2
+
+
+def test_ingest_in_reply_to(run, tmp_path):
+    d = str(tmp_path / "store")
+    code, out, err = run("--data-dir", d, "ingest", "Ginger, a tabby.", "--in-reply-to", "What's your cat called?",
+                         "--json")
+    assert code == 0, err
+    assert json.loads(out)["memories"][0]["text"] == "Ginger, a tabby. (asked: What's User's cat called?)"
+    lines = tmp_path / "lines.txt"
+    lines.write_text("Ginger.\n", encoding="utf-8")
+    code, _, err = run("--data-dir", d, "ingest", "--file", str(lines), "--in-reply-to", "What's your cat called?")
+    assert code == 2 and "single message" in err

@@ -119,6 +119,9 @@ def test_tool_schemas_in_process(engine):
     tools = {t.name: t for t in asyncio.run(server.list_tools())}
     assert set(tools) == TOOLS
     assert tools["remember"].input_schema["required"] == ["text"]
+    assert "in_reply_to" in tools["remember"].input_schema["properties"]
+    said = asyncio.run(server.call_tool("remember", {"text": "Ginger, a tabby.", "in_reply_to": "What's your cat called?"}))
+    assert "(asked: What's User's cat called?)" in str(said)
     assert tools["history"].input_schema["required"] == ["memory_id"]
     assert tools["list_memories"].input_schema["properties"]["include_superseded"]["default"] is False
 

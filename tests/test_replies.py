@@ -63,6 +63,7 @@ def test_a_long_question_keeps_its_end():
     ("Are you sure you're ok?", "Ben", "Are Ben sure Ben is ok?"),
     ("how far is it from ur flat", "Ada", "how far is it from Ada's flat"),
     ("Did the youth club call?", "Ada", "Did the youth club call?"),  # "you" only as a word
+    ("Where are you based?", "user", "Where are User based?"),
 ])
 def test_the_question_is_put_to_the_one_answering(question, name, expected):
     assert addressed_to(question, name) == expected

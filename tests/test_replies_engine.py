@@ -68,3 +68,26 @@ def test_answers_to_the_same_question_do_not_replace_each_other(engine):
     assert any(t.startswith("Hiking in the Peak District") for t in texts)
     assert any(t.startswith("Baking bread") for t in texts)
     assert not engine.list_memories(user_id="chat", status="superseded")
+
+
+def test_a_chatbot_says_what_the_message_answers(engine):
+    """The bot's own turn is not ingested: `in_reply_to` gives the question its user's answer needs."""
+    r = engine.ingest("Berlin, since last spring.", user_id="u1", in_reply_to="Nice! Where are you based these days?")
+    assert [m.text for m in r.memories] == ["Berlin, since last spring. (asked: Where are User based these days?)"]
+    res = engine.recall("which city do I live in?", user_id="u1")
+    assert res.hits and "Berlin" in res.hits[0].memory.text
+    # a reply to no question, and a fact a rule understood, are stored as said
+    assert engine.ingest("Sounds good.", user_id="u1", in_reply_to="I'll remember that.").status == "ignored"
+    r = engine.ingest("I work as a nurse.", user_id="u1", in_reply_to="What do you do for a living?")
+    assert [m.text for m in r.memories] == ["User works as a nurse."]
+
+
+def test_in_reply_to_in_a_batch_and_its_checks(engine):
+    [r] = engine.ingest_many([{"text": "Ginger, a tabby.", "in_reply_to": "What's your cat called?"}], user_id="u2")
+    assert r.memories[0].text.endswith("(asked: What's User's cat called?)")
+    with pytest.raises(ValueError, match="in_reply_to"):
+        engine.ingest("Berlin.", user_id="u2", in_reply_to=42)
+    with pytest.raises(ValueError, match="in_reply_to"):
+        engine.ingest("Berlin.", user_id="u2", in_reply_to="x" * (engine.settings.max_text_chars + 1))
+    with pytest.raises(ValueError, match="in_reply_to"):
+        engine.ingest("Berlin.", user_id="u2", in_reply_to="   ")

@@ -73,6 +73,15 @@ def test_openapi_docs_have_examples(client):
 # POST /memory
 # ------------------------------------------------------------------------------------------
 
+def test_ingest_in_reply_to_the_bots_question(client):
+    r = client.post("/memory", json={"message": "Berlin, since last spring.", "user_id": "ana",
+                                     "in_reply_to": "Where are you based these days?"})
+    assert r.status_code == 201, r.text
+    assert r.json()["memories"][0]["text"] == "Berlin, since last spring. (asked: Where are User based these days?)"
+    hits = client.post("/recall", json={"query": "which city do I live in?", "user_id": "ana"}).json()["hits"]
+    assert hits and "Berlin" in hits[0]["memory"]["text"]
+
+
 def test_ingest_created_confirmed_ignored_superseded(client):
     r = client.post("/memory", json={"message": "My project deadline is October 15.", "user_id": "alice",
                                      "source_id": "chat-1/turn-3", "timestamp": "2026-10-01T09:00:00Z",
@@ -122,6 +131,8 @@ def test_structured_memory(client):
         ({"message": "I use Arch.", "subject": "user"}, "not both"),
         ({"subject": "user", "attribute": "os"}, "missing 'value'"),
         ({"subject": "u", "attribute": "a", "value": "v", "speaker": "x"}, "only apply to a 'message'"),
+        ({"subject": "u", "attribute": "a", "value": "v", "in_reply_to": "Why?"}, "only apply to a 'message'"),
+        ({"message": "Berlin.", "in_reply_to": ""}, "at least 1 character"),
         ({"message": ""}, "at least 1 character"),
         ({"message": "hi", "colour": "red"}, "Extra inputs"),
         ({"message": "hi", "timestamp": "yesterday"}, "ISO 8601"),

@@ -12,7 +12,7 @@ from .extractor import (
     MAX_RULE_CLAUSE, Extractor, RuleExtractor, correct, extract, informative, slot_of, structured,
 )
 from .handlers import Found
-from .replies import in_reply, question_answered, questions_asked, said, stored_text
+from .replies import in_reply, question_answered, question_in, questions_asked, said, stored_text
 from .restate import restate
 from .rules import RULES, Rule, apply_rules
 from .values import clean_value, event_subject, slug, strip_cue_prefix, strip_when, value_key
@@ -22,6 +22,6 @@ from .voice import embedding_text, finish_sentence, person_names, third_person
 __all__ = [
     "CATCH_ALL", "MAX_RULE_CLAUSE", "RULES", "SLOTS", "UPDATE_CUES", "Candidate", "Extractor", "Found", "Rule", "RuleExtractor",
     "Slot", "apply_rules", "clean_value", "correct", "embedding_text", "event_subject", "extract", "finish_sentence",
-    "in_reply", "informative", "known_slot", "parse_timestamp", "person_names", "question_answered", "questions_asked", "replace", "resolve_relative_dates", "restate", "slot_of",
+    "in_reply", "informative", "known_slot", "parse_timestamp", "person_names", "question_answered", "question_in", "questions_asked", "replace", "resolve_relative_dates", "restate", "slot_of",
     "said", "slug", "stored_text", "strip_cue_prefix", "strip_when", "structured", "third_person", "value_key",
 ]

@@ -10,7 +10,8 @@ person asked something, is stored with that question, put to the one answering i
 
 Only what is at hand counts as the question answered: the message just before this one in the same
 conversation (the same user's log), by another named speaker, within `window_s` when both messages
-carry a time (a new session days later answers nothing of the last one).
+carry a time (a new session days later answers nothing of the last one); or what the caller says the
+message replies to (`ingest(..., in_reply_to=)`: a chatbot's own last turn, which it does not ingest).
 """
 from __future__ import annotations
 
@@ -51,11 +52,16 @@ def question_answered(previous_text: str | None, previous_speaker: str | None, p
             before, now = before.replace(tzinfo=None), now.replace(tzinfo=None)
         if abs((now - before).total_seconds()) > window_s:
             return None
-    asked = " ".join(questions_asked(previous_text))
+    return question_in(previous_text)
+
+
+def question_in(text: str) -> str | None:
+    """What a message asks, for the reply to keep: its question sentences, at most REPLY_QUESTION_CHARS
+    (the end of them: the last question is the one answered); None when it asks nothing."""
+    asked = " ".join(questions_asked(text))
     if not asked:
         return None
     if len(asked) > REPLY_QUESTION_CHARS:
-        # The last question is the one answered; a long message keeps its end.
         asked = "..." + asked[-REPLY_QUESTION_CHARS:].split(" ", 1)[-1]
     return asked
 
@@ -72,6 +78,8 @@ _YOU = [
 def addressed_to(question: str, name: str) -> str:
     """"Which team did you sign with?" asked of John -> "Which team did John sign with?"."""
     name = " ".join(name.split())
+    if name.casefold() == "user":  # a speaker called "user" is the user, written as memories write them
+        name = "User"
     for pattern, replacement in _YOU:
         question = pattern.sub(replacement.format(name=name), question)
     return question
