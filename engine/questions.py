@@ -55,6 +55,23 @@ def as_third_person_question(query: str) -> str:
     return query
 
 
+# Words that only say "at present" name no topic, yet MiniLM weighs them like one: "which city am I based in
+# nowadays" scores "User lives in Reykjavik." 0.38, without "nowadays" 0.53; "what's my job at the moment"
+# 0.55 vs 0.68. Recall already ranks current memories first, so the embedded question leaves them out.
+# "now" stays in "from now on", "until now", "by now" and "up to now", which say something else.
+_AT_PRESENT = re.compile(
+    r"(?<!\w)(?:right now|these days|nowadays|at the moment|at present|presently|currently|lately|for now|"
+    r"(?<!from )(?<!until )(?<!till )(?<!by )(?<!to )now(?! on\b))(?!\w)[,]?",
+    re.IGNORECASE)
+
+
+def without_present_fillers(question: str) -> str:
+    """"where do I live now?" -> "where do I live?"; a question that is nothing but fillers is kept."""
+    stripped = _AT_PRESENT.sub("", question)
+    stripped = re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", stripped)).strip(" ,")
+    return stripped if re.search(r"\w", stripped) else question
+
+
 # --- the statement a question asks for -----------------------------------------------------------
 # MiniLM scores a statement that repeats the question's words higher than the statement that answers
 # it ("What is the user making?" vs "User is making a budgeting tool": cosine 0.36). Recall also embeds
@@ -323,6 +340,12 @@ _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|
                          r"^(?:what|what's|whats)\b"
                          r"(?=.*\b(?:cost|costs|costing|cost us|price|priced|set (?:me|us|them) back)\b)",
                          re.IGNORECASE)
+# A measure of the user's (a best time, a pace, an age, a height, a weight, a distance) is a number: "what's my
+# marathon personal best?" is not answered by "User is training for a half marathon".
+_ASKS_MEASURE = re.compile(
+    r"\b(?:personal (?:best|record)|pb|best time|record time|(?:running |race )?pace|how (?:old|tall|heavy|far|fast)|"
+    r"(?:what|what's|whats) (?:is |was )?(?:the user's |my |his |her |their )?(?:\w+ )?(?:height|weight|age)\b)",
+    re.IGNORECASE)
 # "when ..." and "what time/day ..." ask for a time. A past event ("when did ...") may be dated by the message it
 # was told in; anything else must say its time.
 _ASKS_TIME = re.compile(rf"^\s*(?:when|when's|whens)\b|\b(?:what|which) (?:{'|'.join(sorted(_TIME_NOUNS))})\b|"
@@ -361,8 +384,9 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
     """Does the question ask for a value of a kind (a name, a phone number, a price, a time) the memory holds none of?
 
     A name is a capitalised word or the word after "named"/"called" that the question does not already
-    contain ("what's Helen's surname?" is not answered by "User's boss is called Helen"); a phone number or a
-    price needs a digit, a number word or a currency sign; a time needs a clock time, a day, a date, a month, a
+    contain ("what's Helen's surname?" is not answered by "User's boss is called Helen"); a phone number, a
+    price or a measure (a personal best, a pace, an age, a height, a weight) needs a digit, a number word or a
+    currency sign; a time needs a clock time, a day, a date, a month, a
     year, a part of the day or a word like "ago" ("when is Elena's birthday?" is not answered by "User's wife is
     named Elena"), except that a past event told in a dated message (`dated`) is dated by it."""
     if _ASKS_TIME.search(query):
@@ -371,6 +395,8 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
         return not (has_time(memory_text) or _WHEN_WORDS.search(memory_text))
     if _ASKS_NAME.search(query):
         return not _names_something_new(query, memory_text)
+    if _ASKS_MEASURE.search(query):  # "half" names a distance ("a half marathon"), no measure
+        return not (re.search(r"\d", memory_text) or _word_set(memory_text) & (_NUMBER_WORDS - {"half", "free"}))
     if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
         return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
     return False

@@ -142,7 +142,8 @@ class Recall:
         t = time.perf_counter()
         # The embedding sees the question about "the user"; BM25 keeps the names, which is how it tells
         # two people's memories apart when their content is alike.
-        query_text = textlib.spell_out(questions.as_third_person_question(self._alias_names(user_id, query)))
+        query_text = textlib.spell_out(questions.without_present_fillers(
+            questions.as_third_person_question(self._alias_names(user_id, query))))
         lexical_text = questions.as_third_person_question(query)
         # The statement the question asks for is embedded in the same encode call as the question.
         # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)

@@ -175,6 +175,18 @@ def test_contrast_mismatch(query, memory, expected):
     ("when is the backend deadline", "The backend deadline is 17 May.", False),
     ("when is the invoice due?", "The invoice is due 17/05.", False),
     ("when is my mum visiting?", "User's mum may visit.", True),
+    # a measure is a number: a best time, a pace, an age, a height, a weight
+    ("what's my marathon personal best?", "User is training for a half marathon.", True),
+    ("what's my 10k PB?", "User's 10k PB is 47:30.", False),
+    ("what pace do I run at?", "User runs 5 km every morning.", False),
+    ("what pace do I run at?", "User runs along the canal.", True),
+    ("how old is my daughter?", "User's daughter turned six in May.", False),
+    ("how old is my daughter?", "User's daughter started school.", True),
+    ("how tall is my son?", "User's son is 1.80 m.", False),
+    ("what's my current weight?", "User wants to lose weight.", True),
+    ("what's my weight?", "User weighs 72 kg.", False),
+    ("how far is my commute?", "User cycles to work.", True),
+    ("how do I get to work?", "User cycles to work.", False),  # no measure asked
 ])
 def test_lacks_asked_value(query, memory, expected):
     assert questions.lacks_asked_value(query, memory) is expected
@@ -202,3 +214,23 @@ def test_a_past_event_told_on_a_known_day_answers_when_it_happened():
 ])
 def test_names_asked_about(question, names):
     assert questions.names_asked_about(question) == names
+
+
+@pytest.mark.parametrize("question, embedded", [
+    ("which city am I based in these days", "which city am I based in"),
+    ("where do I live now?", "where do I live?"),
+    ("Now, where do I live?", "where do I live?"),
+    ("what is my job at the moment?", "what is my job?"),
+    ("Currently, which phone do I use?", "which phone do I use?"),
+    ("what am I reading lately, and why?", "what am I reading and why?"),
+    ("what car am I driving right now", "what car am I driving"),
+    ("who is my landlord nowadays?", "who is my landlord?"),
+    # "now" that says something else, and words that only contain it
+    ("what should you do from now on?", "what should you do from now on?"),
+    ("what have I done until now?", "what have I done until now?"),
+    ("do I know Sam?", "do I know Sam?"),
+    ("what's my snowboard brand?", "what's my snowboard brand?"),
+    ("now?", "now?"),  # nothing left but the filler: kept
+])
+def test_words_that_only_say_at_present_are_not_embedded(question, embedded):
+    assert questions.without_present_fillers(question) == embedded
