@@ -17,6 +17,8 @@ ASKED = [
     ("So how did it go? Tell me everything.", ["So how did it go?"]),
     ("Oh, where are you staying", ["Oh, where are you staying"]),
     ("I got the tickets. See you there!", []),
+    ("Hey! How have you been? What are you working on?", ["What are you working on?"]),
+    ("how are you doing??", []),
     ("Do it, you won't regret it.", []),
     ("", []),
 ]

@@ -34,8 +34,9 @@ _ASKED = re.compile(
 
 def questions_asked(text: str) -> list[str]:
     """The sentences of a message that ask something ("Congrats! Which team did you sign with?" -> the
-    second one)."""
-    return [s for s in textlib.split_sentences(text) if s.endswith("?") or _ASKED.match(s)]
+    second one). A greeting said as a question ("How have you been?") asks about no topic."""
+    return [s for s in textlib.split_sentences(text)
+            if (s.endswith("?") or _ASKED.match(s)) and not textlib.is_small_talk(s)]
 
 
 def question_answered(previous_text: str | None, previous_speaker: str | None, previous_time: str | None,
