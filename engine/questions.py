@@ -310,14 +310,29 @@ def _favourite_kind(text: str) -> int | str | None:
     return _FAVOURITE_KINDS.get(kind, kind)
 
 
+# A code or password is of one thing: "the alarm code" is not "the wifi password".
+_CREDENTIAL = re.compile(r"\b([\w-]+)\s+(?:codes?|passwords?|passcodes?|pins?|combinations?|combos?)\b", re.IGNORECASE)
+
+
+def _credential_kinds(text: str) -> set[str]:
+    return {kind for m in _CREDENTIAL.finditer(text)
+            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS and not kind.endswith("'s")}
+
+
 def contrast_mismatch(query: str, memory_text: str) -> bool:
     """Does the question ask about one member of a family (a relative, a pet, a team role) while the memory
     names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")? Or ask
-    for a favourite of one kind while the memory is a favourite of another ("favourite drink" vs "favorite food")?"""
+    for a favourite of one kind while the memory is a favourite of another ("favourite drink" vs "favorite food"),
+    or for the code of one thing while the memory holds another's ("alarm code" vs "wifi password")?"""
     asked_favourite = _favourite_kind(query)
     if asked_favourite is not None:
         held = _favourite_kind(memory_text)
         if held is not None and held != asked_favourite:
+            return True
+    asked_credentials = _credential_kinds(query)
+    if asked_credentials:
+        held = _credential_kinds(memory_text)
+        if held and not held & asked_credentials:
             return True
     asked = _word_set(query)
     for family in _CONTRAST_FAMILIES:
@@ -331,8 +346,14 @@ def contrast_mismatch(query: str, memory_text: str) -> bool:
     return False
 
 
+# Only the word "name" asks for one: "what bank am I with?" is answered by "User banks with monzo", and chat
+# writes names in lower case as often as not, so a kind of thing asked for is no test of a capital letter.
 _ASKS_NAME = re.compile(r"\b(?:name|names|surname|first name|last name|full name|maiden name|nickname)\b",
                         re.IGNORECASE)
+# Days and months are capitalised and name nothing asked for.
+_CALENDAR_WORDS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december".split())
 _ASKS_NUMBER = re.compile(r"\b(?:phone|telephone|mobile|fax) (?:number|no)\b", re.IGNORECASE)
 _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|bill|fee|fees|salary|earn|earns|"
                          r"charge|charges|is|are|was|were)\b)|"
@@ -374,7 +395,7 @@ def _names_something_new(query: str, memory_text: str) -> bool:
             return True
     for match in _CAPITALISED.finditer(memory_text):
         word = match.group().casefold().removesuffix("'s")
-        if word in ("user", "users") or word in STOPWORDS or _singular(word) in asked:
+        if word in ("user", "users") or word in STOPWORDS or word in _CALENDAR_WORDS or _singular(word) in asked:
             continue
         return True
     return False

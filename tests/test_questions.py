@@ -128,6 +128,13 @@ def test_as_statement_composes_with_third_person_rewriting():
     ("what's my favourite food?", "User loves ramen.", False),
     ("what food do I like?", "User's favorite drink is tea.", False),
     ("what's my favourite thing to do on weekends?", "User's favorite sport is padel.", False),
+    # a code or password of one thing is not another's
+    ("what's the alarm code for the cabin?", "The wifi password for the cabin is bluefjord77.", True),
+    ("what's the gate code?", "The door code at the flat is 4512.", True),
+    ("what's the wifi password?", "The Wi-Fi password for the cabin is bluefjord77.", False),
+    ("what's my bike lock combination?", "User's lock combination is 3-9-1.", False),
+    ("what's my password?", "User's bank password is in the drawer.", False),  # no kind asked
+    ("what's the door code?", "User keeps the spare key under the mat.", False),  # no kind said
 ])
 def test_contrast_mismatch(query, memory, expected):
     assert questions.contrast_mismatch(query, memory) is expected
@@ -178,6 +185,11 @@ def test_contrast_mismatch(query, memory, expected):
     # a measure is a number: a best time, a pace, an age, a height, a weight
     ("what's my marathon personal best?", "User is training for a half marathon.", True),
     ("what's my 10k PB?", "User's 10k PB is 47:30.", False),
+    # a day or a month is no name; a kind of thing asked for is no test of a capital (chat writes "monzo")
+    ("what's my dog's name?", "User walks the dog every Sunday.", True),
+    ("what's my dog's name?", "User walks Biscuit every Sunday.", False),
+    ("what bank am I with?", "User banks with monzo.", False),
+    ("which accounting software do I use?", "User does the books in xero.", False),
     ("what pace do I run at?", "User runs 5 km every morning.", False),
     ("what pace do I run at?", "User runs along the canal.", True),
     ("how old is my daughter?", "User's daughter turned six in May.", False),

@@ -47,6 +47,11 @@ from tests.test_core import (  # noqa: F401
     test_users_are_isolated,
     texts,
 )
+from tests.test_replies_engine import (  # noqa: F401
+    test_a_batch_reads_the_question_from_the_message_before_it,
+    test_a_fragment_reply_is_found_by_a_question_about_it,
+    test_another_users_question_is_not_at_hand,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.servers]
 
