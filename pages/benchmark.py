@@ -504,7 +504,9 @@ else:
     lmeta, lsum = lres.get("meta", {}), lres.get("summary") or {}
     k = locomo_view.headline_k(lres)
     st.caption(f"{lmeta.get('samples', '?')} conversations · {lmeta.get('questions', '?')} questions · "
-               f"{lres.get('ingest', {}).get('turns', '?')} turns · served threshold {lmeta.get('threshold', '?')} · "
+               f"{lres.get('ingest', {}).get('turns', '?')} turns · "
+               f"{lres.get('ingest', {}).get('superseded', 'n/a')} memories superseded while reading them · "
+               f"served threshold {lmeta.get('threshold', '?')} · "
                f"{lmeta.get('duration_s', '?')} s · commit {lmeta.get('git_commit') or 'n/a'}")
     lk = [
         (f"Ranking R@{k}", pct(lsum.get(f"ranking_recall@{k}")),

@@ -843,6 +843,8 @@ def test_benchmark_locomo_sample_in_the_background(store):
                   "Cross-conversation refusal"):
         assert metric(at, label).endswith("%"), label
     assert metric(at, "Abstention (cat. 5)") == f"{100 * result['summary']['adversarial_abstention']:.1f}%"
+    assert f"{result['ingest']['superseded']} memories superseded while reading them" in " ".join(
+        c.value for c in at.caption)
     cats = frame(at, "locomo_categories").set_index("category")
     assert "5 adversarial" in cats.index and "1-4 answerable" in cats.index
     assert cats.loc["5 adversarial", "served nothing"] == pytest.approx(result["summary"]["adversarial_abstention"])
