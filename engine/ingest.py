@@ -83,18 +83,15 @@ class Ingest:
         previous: dict[str, MessageIn | None] = {}
         out = []
         for item, cands in zip(items, extracted):
-            if item.in_reply_to is None and item.user_id not in previous:
-                previous[item.user_id] = self.ledger.last_message(item.user_id)
-            before, previous[item.user_id] = previous.get(item.user_id), item
-            if all(c.understood for c in cands):
-                asked = None
-            elif item.in_reply_to is not None:  # the caller says what it answers
+            asked = None
+            if item.in_reply_to is not None:  # the caller says what it answers
                 asked = extractlib.question_in(item.in_reply_to)
-            elif before is not None:
-                asked = extractlib.question_answered(before.text, before.speaker, before.timestamp, item.speaker,
-                                                     item.timestamp, window_s=self.settings.reply_window_s)
-            else:
-                asked = None
+            elif not all(c.understood for c in cands):  # the log is read only when there is a clause to keep
+                before = previous[item.user_id] if item.user_id in previous else self.ledger.last_message(item.user_id)
+                if before is not None:
+                    asked = extractlib.question_answered(before.text, before.speaker, before.timestamp, item.speaker,
+                                                         item.timestamp, window_s=self.settings.reply_window_s)
+            previous[item.user_id] = item
             if asked is not None:
                 cands = extractlib.in_reply(cands, extractlib.person_names(own_voice(item))[1], asked)
             out.append(cands)

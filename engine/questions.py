@@ -316,7 +316,7 @@ _CREDENTIAL = re.compile(r"\b([\w-]+)\s+(?:codes?|passwords?|passcodes?|pins?|co
 
 def _credential_kinds(text: str) -> set[str]:
     return {kind for m in _CREDENTIAL.finditer(text)
-            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS and not kind.endswith("'s")}
+            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS}
 
 
 def contrast_mismatch(query: str, memory_text: str) -> bool:
@@ -385,6 +385,7 @@ _NUMBER_WORDS = frozenset(
     "seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million "
     "dozen half free".split())
 _CURRENCY = re.compile(r"[$€£¥₹]|\d")
+_MEASURE_WORDS = _NUMBER_WORDS - {"half", "free"}  # "a half marathon" names a distance, no measure
 
 
 def _names_something_new(query: str, memory_text: str) -> bool:
@@ -416,8 +417,8 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
         return not (has_time(memory_text) or _WHEN_WORDS.search(memory_text))
     if _ASKS_NAME.search(query):
         return not _names_something_new(query, memory_text)
-    if _ASKS_MEASURE.search(query):  # "half" names a distance ("a half marathon"), no measure
-        return not (re.search(r"\d", memory_text) or _word_set(memory_text) & (_NUMBER_WORDS - {"half", "free"}))
+    if _ASKS_MEASURE.search(query):
+        return not (re.search(r"\d", memory_text) or _word_set(memory_text) & _MEASURE_WORDS)
     if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
         return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
     return False

@@ -263,6 +263,11 @@ _REQUEST_START = re.compile(
 )
 
 
+def starts_as_question(clause: str) -> bool:
+    """"what ...", "so where ...", "can you ...": a sentence that asks, with or without a question mark."""
+    return _QUESTION_START.match(strip_leading_filler(clause.strip())) is not None
+
+
 def is_question_or_request(clause: str) -> bool:
     """A question or a request to the assistant states no durable fact about the user."""
     c = clause.strip()

@@ -23,20 +23,19 @@ from ..limits import REPLY_QUESTION_CHARS
 from .candidate import Candidate
 from .dates import parse_timestamp
 
-# A question put to the other person without a question mark ("did u get the tickets", "how was it").
-_ASKED = re.compile(
-    r"^(?:(?:so|and|but|ok|okay|oh|hey|wow|well)[,!]?\s+)*"
-    r"(?:what|what's|whats|wat|wut|which|who|whom|whose|where|when|why|how|"
-    r"(?:did|do|does|are|is|was|were|have|has|will|can|could|would|r)\s+(?:you|u|ya|your)\b)",
-    re.IGNORECASE,
-)
+# Besides what text.starts_as_question knows, a question put to the other person in chat spelling and
+# without a question mark: "did u get the tickets", "r u coming", "have you seen it".
+_ASKED_OF_YOU = re.compile(r"^(?:did|do|does|are|is|was|were|have|has|will|can|could|would|r)\s+(?:you|u|ya)\b",
+                           re.IGNORECASE)
 
 
 def questions_asked(text: str) -> list[str]:
     """The sentences of a message that ask something ("Congrats! Which team did you sign with?" -> the
     second one). A greeting said as a question ("How have you been?") asks about no topic."""
     return [s for s in textlib.split_sentences(text)
-            if (s.endswith("?") or _ASKED.match(s)) and not textlib.is_small_talk(s)]
+            if (s.endswith("?") or textlib.starts_as_question(s)
+                or _ASKED_OF_YOU.match(textlib.strip_leading_filler(s)))
+            and not textlib.is_small_talk(s)]
 
 
 def question_answered(previous_text: str | None, previous_speaker: str | None, previous_time: str | None,
