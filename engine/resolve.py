@@ -74,6 +74,7 @@ from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
                                  names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
                                  topic_words, value_kind, value_kinds, values_differ)
+from .extraction.voice import PAST_TENSE
 from .model import Memory
 from .text import tokenize
 
@@ -88,7 +89,8 @@ SWITCH_CUES = CuePattern(
     r"\b(?:switch(?:ed|ing)?|swapp?(?:ed|ing)?|replac(?:ed|ing|e)|traded|sold|cancel+(?:ed|led)?|ditch(?:ed)?|closed|"
     r"shut down|"
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
-    r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of)\b",
+    r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of|"
+    r"(?:not|never) going back to|done with|no going back)\b",
 )
 # Saying that what holds is now another one. Rule 9 takes only these for a name or a time: the words that say an
 # amount went up or down ("grew", "raised") change no name ("grew up in Dublin").
@@ -96,7 +98,7 @@ _CHANGE_WORDS = (
     r"now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
     r"downgrad(?:e|ed|ing)|promoted|demoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|"
     r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|rescheduled|"
-    r"postponed|pushed|updated|(?:went|gone) with"
+    r"postponed|pushed|updated|(?:went|gone) with|(?:not|never) going back|done with"
 )
 _AMOUNT_CHANGE_WORDS = (
     r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|upped|hiked|"
@@ -131,10 +133,18 @@ def named_subject(text: str) -> str:
             continue  # an acronym ("User's GP is ...", "User's CTO Maya ...") is a role, not whom it is about
         if not bare or not bare[0].isupper() or bare.casefold() in _NOT_NAMES:
             break
+        if not words and _done_not_named(bare):
+            break  # a chat clause said without its "I" ("Cancelled puregym, ...") is the speaker's
         words.append(bare.casefold())
         if word != bare and not word.endswith("'s"):
             break
     return " ".join(words)
+
+
+def _done_not_named(word: str) -> bool:
+    """Is a capitalised first word a verb, not a name: "Went", "Cancelled", "Finished", "Trying" (not "Alfred")?"""
+    low = word.casefold()
+    return low in PAST_TENSE or (len(low) >= 6 and low.endswith(("ed", "ing")) and not low.endswith("fred"))
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,12 @@ def test_the_plan_lists_what_it_compared():
     ("The project uses Postgres.", ""),
     ("User's GP is Dr Hassan.", ""),  # an acronym is a role, not a person
     ("User's CTO Maya Lind left.", "maya lind"),
+    # a chat clause said without its "I" opens with a verb, not a name
+    ("Cancelled the gym membership, too pricey.", ""),
+    ("Swapping shifts with Ola next week.", ""),
+    ("Took the dog to the vet.", ""),
+    ("Alfred moved to Bath.", "alfred"),
+    ("Ted sold his boat.", "ted"),
 ])
 def test_named_subject(text, about):
     assert named_subject(text) == about

@@ -55,13 +55,21 @@ _DROPPED_SUBJECT = re.compile(
 )
 
 
+# An irregular past form opening a clause is something the speaker did, whatever follows it ("Went fully vegan in
+# January", "Gave neovim a proper go"); not the forms that are also present tense or describe ("Broke again",
+# "Hurt like hell", "Read it twice").
+_DONE = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?(?:"
+                   + "|".join(sorted(PAST_TENSE - {"broke", "set", "cut", "put", "let", "shut", "hurt", "cost", "read",
+                                                   "misread", "meant", "hit", "quit"})) + r")\s+\w", re.IGNORECASE)
+
+
 def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
     stripped = clause.lstrip()
     if re.match(r"^been\s+\w+ing\b", stripped, re.IGNORECASE):
         return "I have " + stripped[:1].lower() + stripped[1:]  # "Been taking the train since January"
-    match = _DROPPED_SUBJECT.match(stripped)
+    match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped)
     if match is None:
         return clause
     return "I " + stripped[:1].lower() + stripped[1:]
