@@ -6,7 +6,7 @@ import numpy as np
 
 from . import extraction as extractlib
 from .embed import Embedder
-from .extraction.compete import slot_fits
+from .extraction.compete import known_kinds, slot_fits
 
 
 class MemoryVectors:
@@ -59,8 +59,14 @@ class MemoryVectors:
             if not cand.understood:
                 sims = matrix @ vector
                 best = int(np.argmax(sims))
+                # A clause naming a well-known value of one kind ("gave neovim a proper go") is that kind's, when
+                # near enough to it, whichever slot is nearest.
+                kinds = [k for k in known_kinds(cand.clause) if k in self._slot_names]
+                if len(kinds) == 1 and sims[self._slot_names.index(kinds[0])] >= self.slot_guess_floor:
+                    best = self._slot_names.index(kinds[0])
                 slot = extractlib.SLOTS[self._slot_names[best]]
-                if sims[best] >= self.slot_guess_floor and slot_fits(cand.clause, slot.name, slot.description, cand.text):
+                if sims[best] >= self.slot_guess_floor and (kinds == [slot.name] or slot_fits(
+                        cand.clause, slot.name, slot.description, cand.text)):
                     cand = extractlib.replace(cand, attribute=slot.name, type=slot.type, multi=True)
             out.append(cand)
         return out

@@ -30,6 +30,9 @@ pytestmark = pytest.mark.unit
     ("opened one with Starling", "name"),  # "one" before a small word is a pronoun
     ("50mg of sertraline", "amount"), ("a 5km loop", "amount"), ("2.5l a day", "amount"),
     ("in 2022", "time"), ("since 2019", "time"), ("from 1900 to 2100 euros", "amount"),
+    # how often
+    ("twice a month", "time"), ("4 times per week", "time"), ("once every day", "time"),
+    ("a few times a year", "time"),
 ])
 def test_value_kind(value, kind):
     assert value_kind(value) == kind
@@ -52,6 +55,18 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     # two requests kept as notes are about what was asked, not about asking
     ("User asked: Can you write a card for User's aunt Marta.", "User asked: Help User reply to their new colleague Anja.",
      False),
+    # how often something is done, said in words or in numbers
+    ("User swims twice a week.", "User is swimming 4 times a week now.", True),
+    ("User calls their mum once a week.", "User calls their mum twice a week now.", True),
+    # when a change happened is not the kind of value it is: "keto" is no time for being said "in March"
+    ("User is gluten-free.", "User went keto in March.", True),
+    ("User's favourite drink is tea.", "User drinks coffee this month instead, tea is boring.", True),
+    # two well-known values of one kind compete whatever words surround them
+    ("User writes code in Sublime Text.", "User has been living in emacs since the course.", True),
+    ("User's laptop is a ThinkPad.", "User got a MacBook Air from work.", True),
+    # the same well-known value, or values of two kinds, do not
+    ("User writes code in Sublime Text.", "User bought a Sublime Text licence.", False),
+    ("User's laptop is a ThinkPad.", "User uses emacs on it.", False),
 ])
 def test_competes(old, new, expected):
     assert competes(old, new) is expected

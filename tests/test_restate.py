@@ -20,6 +20,9 @@ RESTATED = [
      "User's electricity supplier is Octopus Energy.", "Octopus Energy"),
     ("User plays a Yamaha P-45.", "Traded in the P-45 for a Roland FP-30.", "User plays a Roland FP-30.", "Roland FP-30"),
     ("User's car is a 2012 Golf.", "Traded the Golf in for a Model 3.", "User's car is a Model 3.", "Model 3"),
+    # the change names what changed and repeats the old value beside it
+    ("User's energy supplier is EDF.", "moved the energy bills over to Octopus, EDF kept overcharging",
+     "User's energy supplier is Octopus.", "Octopus"),
 ]
 
 KEPT = [
@@ -67,6 +70,9 @@ RESTATED_BY_KIND = [
      "Sam"),
     ("The deploy freeze starts on the 15th.", "Freeze got pushed to the 20th.", "The deploy freeze starts on the 20th.",
      "20th"),
+    # a title's full stop is part of the name, not a sentence's end
+    ("User's optician is Mrs. Lowe.", "the optician retired, I see Dr. Amadi there now", "User's optician is Dr. Amadi.",
+     "Dr. Amadi"),
 ]
 
 KEPT_BY_KIND = [

@@ -29,6 +29,14 @@ UPDATES = [
     # "a new <role>, <Name>" names who holds the role now, in another word for it
     (["My manager is Helen.", "The team is 6 people.", "We got a new boss this week, Marcus, seems decent."],
      "who's my boss?", "Marcus", "Helen"),
+    # told in passing: a well-known value of the old one's kind, the change said with a reason beside it
+    (["My browser is Chrome.", "gave firefox a real go after the extension drama, not going back to chrome"],
+     "which browser do I use?", "firefox", "browser is Chrome"),
+    (["I'm pescatarian and also gluten-free.", "I'm keto now."], "what diet am I on?", "keto", "pescatarian"),
+    (["My insurer is Aviva.", "Moved the car insurance over to Admiral, Aviva wanted 300 more"],
+     "who is my insurer?", "Admiral", "insurer is Aviva"),
+    (["I cycle to work twice a week.", "with the new baby I'm down to cycling in once a week"],
+     "how often do I cycle to work?", "once a week", "twice"),
 ]
 
 

@@ -4,7 +4,9 @@ The slot table is the fast, precise path to "this replaces that"; it only knows 
 These pure functions judge any two sentences instead, from what they are about (the topic words
 left once values, units, update verbs and time words are taken out) and what kind of value each
 carries (an amount, a time, a name or a plain phrase): "User's rent is 900 euros a month." and
-"They raised User's rent to 1000 euros." share the topic "rent" and both carry an amount.
+"They raised User's rent to 1000 euros." share the topic "rent" and both carry an amount. Two well-known values
+of one kind (the gazetteer's editors, browsers, databases; a preference's listed examples: "vegetarian", "vegan")
+compete without a shared word: "gave neovim a proper go" is about what "User uses VS Code" is about.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import re
 from functools import lru_cache
 
 from .. import text as textlib
-from .vocabulary import CuePattern
+from .vocabulary import KNOWN_RE, SLOTS, CuePattern
 from .voice import PAST_TENSE
 
 _TIME = re.compile(
@@ -22,6 +24,9 @@ _TIME = re.compile(
     r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year)|"
     r"\d{1,2}(?:st|nd|rd|th)|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|biweekly|"
     r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?|"
+    # how often: "once a week", "3 times a month", "twice per day"
+    r"(?:(?:once|twice|thrice)|(?:\d+|one|two|three|four|five|six|seven|a few|a couple of|several) times?)"
+    r" (?:a|per|every|each) (?:day|week|fortnight|month|year)|"
     # "May" is a month only beside a day's number ("May 8", "the 8th of May"); a date may be written with slashes
     r"may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
     # a year after a word that says when ("in 2022", "since 2019"); "from 1900 to 2100 euros" is an amount
@@ -42,12 +47,15 @@ _NUMBER_WORD = re.compile(
     r"seventy|eighty|ninety|hundred|thousand|dozen)(?:-[a-z]+)?|one-[a-z]+)$", re.IGNORECASE)
 
 
+_HOW_OFTEN = {"once": "one", "twice": "two", "thrice": "three"}
 _NOT_COUNTED = frozenset({"of", "more", "another", "day", "thing", "way", "time", "or", "and", "too", "by"})
 
 
 def _number_word(word: str, after: str = "") -> str | None:
     """The number a word says ("two", "one-week" -> "one"; "one" before what it counts: "one coffee"), or None."""
     word = word.strip(".,").casefold()
+    if word in _HOW_OFTEN and after.casefold() in ("a", "an", "per", "every", "each"):
+        return _HOW_OFTEN[word]  # "once a week", "twice per day"
     if word == "one" and after[:1].islower() and after.casefold() not in _NOT_COUNTED and after not in textlib.STOPWORDS:
         return "one"
     return word.split("-")[0] if _NUMBER_WORD.match(word) else None
@@ -110,6 +118,27 @@ _DURATION = re.compile(r"(?:\b\d+|\b(?:one|two|three|four|five|six|seven|eight|n
                        r"[\s-]+(?:minute|hour|day|night|week|month|year)s?\b", re.IGNORECASE)
 
 
+# When a change happened, said beside the new value ("went vegan in January", "switched to Bolt last month"): what
+# kind of value a sentence carries is read without it too, or "in January" would make "vegan" a time.
+_WHEN_SAID = re.compile(
+    r"\b(?:(?:in|since|during|as of|starting|from) (?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|spring|summer|autumn|fall|winter)|"
+    r"(?:last|this|next|as of this|as of last) (?:night|week|weekend|month|year|spring|summer|autumn|fall|winter|"
+    r"morning|afternoon|evening|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:yesterday|this) (?:morning|afternoon|evening)|yesterday|today|tonight|"
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!s)|"
+    r"(?:a|one|two|three|a few|a couple of) (?:days|weeks|months|years) ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _kinds_besides_when(text: str) -> set[str]:
+    """A memory sentence's value kinds, also as read without when its change happened."""
+    kinds = value_kinds(text, sentence=True)
+    rest = _WHEN_SAID.sub(" ", text)
+    return kinds | value_kinds(rest, sentence=True) if rest != text else kinds
+
+
 def has_time(text: str) -> bool:
     """Does a text say a time: a clock time, a day, a month, a date, a frequency or a length of time?"""
     return bool(_TIME.search(text) or _DURATION.search(text))
@@ -153,15 +182,68 @@ def _value_tokens(text: str, sentence: bool = True) -> frozenset[str]:
     return frozenset(out)
 
 
+def _examples(description: str) -> str:
+    """The example values a slot's description lists after its colon ("diet: vegetarian, vegan, keto, ..." ->
+    "vegetarian|vegan|keto"), as a pattern; "" when it lists none. Phrases that describe ("food they do not
+    eat") are no example."""
+    _, colon, listed = description.partition(":")
+    items = [i.strip() for i in listed.split(",")] if colon else []
+    return "|".join(re.escape(i) for i in items if i and len(i.split()) <= 2
+                    and not set(i.casefold().split()) & {"they", "their", "the", "person", "names"})
+
+
+@lru_cache(maxsize=1)
+def _value_patterns() -> dict[str, re.Pattern[str]]:
+    """Single-valued slots and the well-known values of each: the gazetteer's and a preference's examples.
+    Accumulating kinds stay out ("go", "r", "swift" are common words, and one never replaces another)."""
+    patterns = {}
+    for name, slot in SLOTS.items():
+        if slot.multi:
+            continue
+        known = [p.pattern for p in (KNOWN_RE.get(name),) if p is not None]
+        # A preference's description lists values ("diet: vegetarian, vegan, keto"); a fact's lists what kind of
+        # thing it holds ("where the person lives: city, country").
+        if slot.type == "preference" and (listed := _examples(slot.description)):
+            known.append(rf"(?<![\w.])(?:{listed})(?![\w])")
+        if known:
+            patterns[name] = re.compile("|".join(f"(?:{k})" for k in known), re.IGNORECASE)
+    return patterns
+
+
+def _known_values(text: str) -> dict[str, set[str]]:
+    """Well-known values a sentence carries, by the single-valued slot they belong to ("User uses VS Code" ->
+    {"editor": {"vscode"}}), spaces left out: "vscode" is "VS Code"."""
+    found: dict[str, set[str]] = {}
+    for slot, pattern in _value_patterns().items():
+        for match in pattern.finditer(text):
+            found.setdefault(slot, set()).add(re.sub(r"\W+", "", match.group(0).casefold()))
+    return found
+
+
+def known_kinds(text: str) -> list[str]:
+    """The single-valued slots whose well-known values a text names ("gave neovim a go" -> ["editor"])."""
+    return sorted(_known_values(text))
+
+
+def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
+    """Does a new sentence name a well-known value of a kind the old one holds another of: "gave neovim a go" after
+    "User uses VS Code" (two editors), "Postgres" after "MySQL"? That is the same thing said again, whatever words
+    each sentence puts around it."""
+    old, new = _known_values(old_text), _known_values(new_text)
+    return any(new[slot] - old[slot] for slot in old.keys() & new.keys())
+
+
 def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset()) -> bool:
     """Two memory sentences about the same thing (a shared topic word) carrying values of the same
     kind that differ: the newer may replace the older (the caller decides, from cues and slots).
     `people`: stems of the names of whom the sentences are about or who said them; in a chat between named
     people nearly every sentence names them, so a shared name says nothing of a shared topic."""
+    if names_another_of_its_kind(old_text, new_text):
+        return True
     shared = (topic_words(old_text) & topic_words(new_text)) - people
     if not shared:
         return False
-    if not value_kinds(old_text, sentence=True) & value_kinds(new_text, sentence=True):
+    if not _kinds_besides_when(old_text) & _kinds_besides_when(new_text):
         return False
     # A person in the conversation is whom a sentence is about or said to, not a value it holds.
     old_values, new_values = _value_tokens(old_text) - people, _value_tokens(new_text) - people

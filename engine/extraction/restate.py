@@ -47,7 +47,9 @@ _RENAMED_TO = re.compile(r"\brenamed\s+(?P<topic>.+?)\s+to\s+(?P<new>.+)", re.IG
 _VALUE_END = re.compile(r"\s+(?:in|on|at|since|for|last|this|next|because|as|when|but|so|after|before|ago|and|"
                         r"now|from|with|today|yesterday|recently|instead)\b.*$|\s*[,;:!?]+.*$|\.+\s*$",
                         re.IGNORECASE)
-_NAME_TOKEN = re.compile(r"\b[A-Z0-9][\w+-]*(?:\.[\w+-]+)*")
+# A title's full stop is no sentence's end: "Mr. Hughes" and "Dr. Okafor" are one name each.
+_TITLE = r"(?:(?:Mr|Mrs|Ms|Mx|Dr|Prof|St)\.\s+)?"
+_NAME_TOKEN = re.compile(rf"\b{_TITLE}[A-Z0-9][\w+-]*(?:\.[\w+-]+)*")
 _MAX_VALUE_WORDS = 5
 
 
@@ -84,7 +86,7 @@ _TIME_VALUE = re.compile(
     r"october|november|december)(?![\w:])", re.IGNORECASE)
 _AMOUNT_VALUE = re.compile(r"(?<![\w.,:/])\d[\d,.]*(?:k|%|mg|g|kg|km|ml|l|cm|mm|lbs?|oz|gb|tb)?"
                            r"(?:\s*(?:/|over)\s*\d[\d,.]*)?(?![\w:/])", re.IGNORECASE)
-_NAME_VALUE = re.compile(r"(?<![\w'-])[A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*)*")
+_NAME_VALUE = re.compile(rf"(?<![\w'-]){_TITLE}[A-Z][\w+-]*(?:\.[\w+-]+)*(?:\s+[A-Z0-9][\w+-]*(?:\.[\w+-]+)*)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+)$")
 
 
@@ -187,7 +189,9 @@ def _only_name(text: str, clause: str, *, named: bool) -> tuple[int, int] | None
     fitting = mentioned if named else [s for s in spans if s not in mentioned]
     if len(fitting) == 1:
         return fitting[0]
-    return spans[0] if named and len(spans) == 1 else None
+    # One name in the memory is its value, also when the change repeats it ("moved my accounts over to Revolut,
+    # Barclays fees were a joke" against "User's bank is Barclays").
+    return spans[0] if len(spans) == 1 else None
 
 
 def _put(text: str, span: tuple[int, int] | None, new: str, inferred: bool = False) -> Restated | None:

@@ -174,7 +174,8 @@ UPDATE_CUES = CuePattern(
     r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|"
     r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
     r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
-    r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling)\b",
+    r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling|"
+    r"(?:not|never) going back|done with|no going back)\b",
 )
 # Saying outright that something said before was wrong: holds for every clause of the sentence.
 CORRECTION_CUES = CuePattern(
