@@ -191,6 +191,23 @@ class Ingest:
         return plan, new_id
 
 
+    def _labelled(self, cand: extractlib.Candidate, vector: np.ndarray, plan: Plan,
+                  old: Memory) -> tuple[extractlib.Candidate, np.ndarray]:
+        """A clause no rule understood that replaces a memory of a named slot, which gives no one new value to
+        restate it with ("cancelled puregym, joined the climbing wall near work instead" against "User's gym is
+        PureGym on Oxford Road."), kept in its own words under the name of what it replaced: "User's gym:
+        Cancelled puregym, ...". It answers the question the old memory answered; without the name, a question
+        asked as that one was ("which gym do I go to?") would meet a story about cancelling."""
+        label = slot_label(old)
+        if cand.understood or label is None or cand.attribute not in (extractlib.CATCH_ALL, old.attribute):
+            return cand, vector
+        text = f"{label}: {cand.text}"
+        plan.reason += f"; said in place of #{old.id}, kept as {text!r}"
+        cand = extractlib.replace(cand, text=text, subject=old.subject, attribute=old.attribute, type=old.type,
+                                  rule=f"{cand.rule} (labelled)")
+        plain = self.vectors.embedder.encode([extractlib.embedding_text(extractlib.stored_text(cand), None)])
+        return cand, self.vectors.expand(plain, [(cand.attribute, cand.type)])[0]
+
     def _restated(self, conn: Connection, cand: extractlib.Candidate, vector: np.ndarray,
                   plan: Plan) -> tuple[extractlib.Candidate, np.ndarray]:
         """A change replacing a memory filed elsewhere, or understood by no rule, restated as that memory
@@ -201,7 +218,7 @@ class Ingest:
             return cand, vector
         restated = extractlib.restate(extractlib.said(old.text), cand.clause)
         if restated is None:
-            return cand, vector
+            return self._labelled(cand, vector, plan, old)
         text, value, inferred = restated
         if inferred and cand.understood and (old.subject, old.attribute) == (cand.subject, cand.attribute):
             # Understood in the old memory's own slot, the fact is already said as the fact ("User lives in
@@ -223,6 +240,17 @@ class Ingest:
                                   type=old.type, understood=True, rule=f"{cand.rule} (restated)".strip())
         plain = self.vectors.embedder.encode([extractlib.embedding_text(extractlib.stored_text(cand), None)])
         return cand, self.vectors.expand(plain, [(cand.attribute, cand.type)])[0]
+
+
+def slot_label(memory: Memory) -> str | None:
+    """What a memory is the value of, as a sentence would name it ("User's editor", "The project's hosting",
+    "Mia's school"); None for a note or an event, which hold sentences about anything."""
+    if memory.attribute == extractlib.CATCH_ALL or memory.subject.startswith("event:"):
+        return None
+    owner = {"user": "User's", "project": "The project's"}.get(memory.subject)
+    if owner is None:
+        owner = f"{memory.subject.title()}'s" if memory.subject.replace(" ", "").isalpha() else None
+    return f"{owner} {memory.attribute.replace('_', ' ')}" if owner else None
 
 
 def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memories: dict[int, Any],

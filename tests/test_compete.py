@@ -8,7 +8,7 @@ import pytest
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
-                                      fills_same_role, names_subject, relation, restates, same_thing, slot_fits,
+                                      fills_same_role, names_subject, relation, renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
                                       values_differ)
 from engine.model import Memory
@@ -668,3 +668,17 @@ def test_a_shared_single_valued_slot_holds_one_value_for_each_named_person():
     later = cand("project_description", "a dance film", "Jon is working on a dance film now.",
                  "I'm working on a dance film now", subject="project")
     assert run(later, slot=SlotState(single_holders=[Neighbour(jon, 0.5)], others=[jon])).supersede_ids == [24]
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    # the role named again in one part of a chat sentence, with its new holder
+    ("User's accountant is Mr. Shah.", "Shah retired last spring, Nadia is User's accountant now.", True),
+    ("User's landlord is Grainger.", "The building got sold, new landlord is a company called Places.", True),
+    ("User's piano teacher is Ms. Berg.", "Lessons moved online; new teacher is Tomas.", True),
+    # another role, another owner's, a place called New something, or the same holder again
+    ("User's accountant is Mr. Shah.", "Shah retired last spring, Nadia is User's dentist now.", False),
+    ("User's landlord is Grainger.", "New York is where User's landlord lives.", False),
+    ("User's accountant is Mr. Shah.", "Work is busy, Shah is User's accountant still.", False),
+])
+def test_renames_role_in_a_part_of_the_sentence(old, new, expected):
+    assert renames_role(old, new) is expected

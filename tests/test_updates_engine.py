@@ -35,6 +35,8 @@ UPDATES = [
     (["I'm pescatarian and also gluten-free.", "I'm keto now."], "what diet am I on?", "keto", "pescatarian"),
     (["My insurer is Aviva.", "Moved the car insurance over to Admiral, Aviva wanted 300 more"],
      "who is my insurer?", "Admiral", "insurer is Aviva"),
+    (["My physio is Mr. Grant.", "the clinic changed hands, new physio is a lady called Hanne"],
+     "who is my physio?", "Hanne", "Grant"),
     (["I cycle to work twice a week.", "with the new baby I'm down to cycling in once a week"],
      "how often do I cycle to work?", "once a week", "twice"),
 ]

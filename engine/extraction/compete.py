@@ -611,7 +611,8 @@ def same_thing(old_text: str, new_text: str) -> bool:
 # wish, a denial, a past event or one more thing ("too"). The caller also asks the two to be near in meaning: a
 # verb frame that adds nothing ("User visits Portugal") would fill any role by its words alone.
 
-_OWNER = r"(?P<owner>User's|The|Our|Their|Project)"
+# "New physio is Hanne" is the speaker's new one (not "New York is ...": the role is a plain word).
+_OWNER = r"(?P<owner>User's|The|Our|Their|Project|(?:User's |The |Our )?[Nn]ew(?=\s+[a-z]))"
 _TITLED = r"(?:Dr\.?\s+|Mr\.?\s+|Ms\.?\s+|Mrs\.?\s+)?[A-Z][\w.&+-]*"  # a name, maybe with a title: "Dr. Amadi"
 _ROLE_COPULA = re.compile(rf"^{_OWNER}\s+(?P<np>(?:[\w'.-]+\s+){{0,3}}?[\w'.-]+)\s+(?:is|are)\s+(?P<value>.+?)\.?$")
 _ROLE_INVERTED = re.compile(
@@ -628,7 +629,8 @@ _MANY_HELD = frozenset(_words(
     "aunt uncle niece nephew grandchild client customer teammate student classmate pupil pet dog cat hobby interest "
     "language skill tool app allergy favourite favorite fear goal idea project plan habit thing one name"))
 _FAVOURITE = frozenset({"favorit", "fav"})
-_OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "project": "project"}
+_OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "project": "project", "new": "user",
+                "user's new": "user", "the new": "user", "our new": "user"}
 # A sentence that wishes, plans, denies or adds: it fills no role in place of another.
 # A capitalised word inside the sentence is part of a name, not the cue ("a hot desk at Second Home").
 _NOT_IN_PLACE = CuePattern(
@@ -712,10 +714,25 @@ def _role_values(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(value_kinds(text, sentence=True)), _value_tokens(text)
 
 
+# Where a chat sentence's parts meet: "sarah left the company, ravi is our lead now".
+_PARTS = re.compile(r"\s*(?:[,;:]|\s[-\u2013\u2014])\s*|\s+(?:so|but|and)\s+(?=\S+\s+(?:is|are)\b)")
+
+
+def _parts(text: str) -> list[str]:
+    """A sentence, then each of its parts said as a sentence of its own."""
+    parts = [p.strip(" .!") for p in _PARTS.split(text.strip())]
+    if len(parts) < 2:
+        return [text]
+    return [text] + [p[:1].upper() + p[1:] + "." for p in parts if len(p.split()) >= 3]
+
+
 def renames_role(old_text: str, new_text: str) -> bool:
     """Do both sentences name one role in words ("User's manager is Helen.", "User's boss is Marcus now.") and give
-    it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant."""
-    return _role(old_text) is not None and _role(new_text) is not None and fills_same_role(old_text, new_text)
+    it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant. The new
+    sentence may name it in one of its parts ("Sarah left the company, ravi is User's lead now.")."""
+    if _role(old_text) is None:
+        return False
+    return any(_role(part) is not None and fills_same_role(old_text, part) for part in _parts(new_text))
 
 
 def fills_same_role(old_text: str, new_text: str) -> bool:
