@@ -210,6 +210,7 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     ("went keto over the summer", "User went keto over the summer."),
     ("Gave the new bakery a try, loved it", "User gave the new bakery a try, loved it."),
     ("Finally got round to fixing the bike", "User finally got round to fixing the bike."),
+    ("been on night shifts since the spring", "User has been on night shifts since the spring."),
 ])
 def test_a_dropped_subject_is_the_user(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
@@ -419,3 +420,14 @@ def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
 def test_a_clause_said_back_to_front_is_unfolded(message, text):
     texts = [c.text for c in extract(message)]
     assert (text in texts) if text else not any(t.startswith("User said") for t in texts), texts
+
+
+# Chat openers ("ngl", "tbh", "btw") say how something is said, and "now" when: neither is part of the fact.
+@pytest.mark.parametrize("message, sentence", [
+    ("ngl the killers are my favourite band now", "User's favorite band is the killers."),
+    ("tbh Lisbon is my favourite city these days", "User's favorite city is Lisbon."),
+    ("btw my cat is called Miso", "User's cat is called Miso."),
+    ("imo Elden Ring is my favourite game", "User's favorite game is Elden Ring."),
+])
+def test_chat_openers_and_present_words_stay_out_of_the_fact(message, sentence):
+    assert [c.text for c in extract(message)] == [sentence]

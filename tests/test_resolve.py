@@ -7,6 +7,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.model import Memory
+from engine.ingest import slot_label
 from engine.resolve import Neighbour, SlotState, named_subject, plan_candidate
 
 pytestmark = pytest.mark.unit
@@ -336,3 +337,16 @@ EDITOR_TOOL = mem(73, "tools", "Vim", multi=True, text="User's editor is Vim.") 
 ])
 def test_the_same_role_named_again_with_a_cue_replaces_its_holder(new, nearest, expected):
     assert plan(new, nearest=near(*nearest)).supersede_ids == expected
+
+
+@pytest.mark.parametrize("memory, label", [
+    (mem(1, "gym", "PureGym"), "User's gym"),
+    (mem(2, "usual_coffee_order", "a flat white"), "User's usual coffee order"),
+    (mem(3, "hosting", "Heroku", subject="project"), "The project's hosting"),
+    (mem(4, "school", "Hillside", subject="mia"), "Mia's school"),
+    # a note or an event holds sentences about anything: no name to keep a replacement under
+    (mem(5, "note", "User is reading Dune."), None),
+    (mem(6, "time", "Friday", subject="event:dentist"), None),
+])
+def test_slot_label_names_what_a_memory_is_the_value_of(memory, label):
+    assert slot_label(memory) == label

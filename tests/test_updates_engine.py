@@ -51,6 +51,17 @@ def test_an_update_in_other_words_replaces_the_fact(engine, messages, question, 
     assert not any(old in h.memory.text for h in hits), [h.memory.text for h in hits]
 
 
+def test_a_replacement_said_as_a_story_is_kept_under_the_name_of_what_it_replaced(engine):
+    # no one new value to restate the old memory with: the user's words stay, named as what they replaced
+    engine.ingest("My climbing gym is The Arch.", user_id="u")
+    result = engine.ingest("let the arch membership lapse, joined the bouldering place by the station instead",
+                           user_id="u")
+    assert result.status == "superseded"
+    assert result.memories[0].text.startswith("User's climbing gym: ")
+    hits = engine.recall("which climbing gym do I go to?", user_id="u").hits
+    assert hits and "bouldering" in hits[0].memory.text, [h.memory.text for h in hits]
+
+
 def test_a_bare_value_between_two_candidates_replaces_neither(engine):
     engine.ingest("I work 40 hours a week.", user_id="u")
     engine.ingest("I sleep about 6 hours a night.", user_id="u")

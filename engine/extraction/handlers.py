@@ -137,7 +137,9 @@ def relation_name(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
 
 
 def favorite(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
-    kind = (m["kind"] or m["kind2"]).strip().lower()
+    # "X is my favourite band now": the word saying when is no part of the kind
+    kind = re.sub(r"\s+(?:now|these days|nowadays|lately|at the moment|right now|currently|again)$", "",
+                  (m["kind"] or m["kind2"]).strip().lower())
     v = clean_value(m["v"] or m["v2"])
     attr = FAVORITE_KINDS.get(kind) or FAVORITE_KINDS.get(kind.split()[-1]) or "favorite_" + slug(kind)
     return Found(attr, v, f"{P} favorite {kind} is {v}.", type="preference")

@@ -144,7 +144,9 @@ CUE_PREFIX = re.compile(
     r"^(?:(?:actually|correction|update|oops|sorry|scratch that|wait|no wait|oh wait|my bad|i meant|"
     r"i misspoke|to correct myself|let me correct that|small correction|quick correction|change of plans|"
     r"never mind|nevermind|no|nope|not quite|turns out|as of (?:today|now|this week)|these days|nowadays|"
-    r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now)\b[\s,:;!.-]*)+",
+    r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now|"
+    # chat's openers, which say how something is said, not what: "ngl radiohead is my favourite band"
+    r"ngl|tbh|tbf|imo|imho|fwiw|btw|honestly|ok so|okay so|anyway|anyways|lol|omg)\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
 class CuePattern:

@@ -67,8 +67,9 @@ def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
     stripped = clause.lstrip()
-    if re.match(r"^been\s+\w+ing\b", stripped, re.IGNORECASE):
-        return "I have " + stripped[:1].lower() + stripped[1:]  # "Been taking the train since January"
+    if re.match(r"^been\s+\w", stripped, re.IGNORECASE):
+        # "Been taking the train since January", "Been on oat lattes lately": what the speaker has been doing
+        return "I have " + stripped[:1].lower() + stripped[1:]
     match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped)
     if match is None:
         return clause
