@@ -73,7 +73,7 @@ from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
                                  names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
-                                 topic_words, value_kind, value_kinds, values_differ)
+                                 topic_words, value_kind, value_kind_besides_when, value_kinds, values_differ)
 from .extraction.voice import PAST_TENSE
 from .model import Memory
 from .text import tokenize
@@ -98,7 +98,10 @@ _CHANGE_WORDS = (
     r"now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
     r"downgrad(?:e|ed|ing)|promoted|demoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|"
     r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|rescheduled|"
-    r"postponed|pushed|updated|(?:went|gone) with|(?:not|never) going back|done with"
+    r"postponed|pushed|updated|(?:went|gone) with|(?:not|never) going back|done with|"
+    # a change that takes effect later: "1350 from next month", "starting next week"
+    r"(?:from|starting|as of) (?:next|this|the (?:next|start of)) (?:week|month|year|term|season|spring|summer|"
+    r"autumn|winter)"
 )
 _AMOUNT_CHANGE_WORDS = (
     r"rais(?:ed|e)|lower(?:ed)?|increas(?:ed|e)|decreas(?:ed|e)|bump(?:ed)?|dropped|went (?:up|down)|upped|hiked|"
@@ -142,9 +145,11 @@ def named_subject(text: str) -> str:
 
 
 def _done_not_named(word: str) -> bool:
-    """Is a capitalised first word a verb, not a name: "Went", "Cancelled", "Finished", "Trying" (not "Alfred")?"""
+    """Is a capitalised first word a past verb, not a name: "Went", "Cancelled", "Finished" (not "Alfred")? A
+    sentence opening with an activity ("Working together.", "Losing the job was hard.") is about that activity, not
+    about the speaker, and stays apart from the speaker's facts."""
     low = word.casefold()
-    return low in PAST_TENSE or (len(low) >= 6 and low.endswith(("ed", "ing")) and not low.endswith("fred"))
+    return low in PAST_TENSE or (len(low) >= 6 and low.endswith("ed") and not low.endswith("fred"))
 
 
 @dataclass(frozen=True)
@@ -466,7 +471,7 @@ def _clearly_nearest(holders: list[Neighbour], floor: float, margin: float) -> N
 def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
     """Rule 8: the memory a bare value said as an update replaces, and why; ([], "") for none."""
-    kind = value_kind(cand.text, sentence=True)
+    kind = value_kind_besides_when(cand.text)  # "1350 from next month" is an amount, said with when it holds
     if cand.understood or kind not in ("amount", "time") or _accumulating(cand.attribute):
         return [], ""
     if NAMES_ITS_THING.match(cand.text.strip()):

@@ -58,6 +58,8 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     # how often something is done, said in words or in numbers
     ("User swims twice a week.", "User is swimming 4 times a week now.", True),
     ("User calls their mum once a week.", "User calls their mum twice a week now.", True),
+    ("User walks the dog at 7am.", "User moved the dog walks to evenings, the mornings are too dark.", True),
+    ("User walks the dog at 7am.", "User walks the dog at 7am, rain or shine.", False),
     # when a change happened is not the kind of value it is: "keto" is no time for being said "in March"
     ("User is gluten-free.", "User went keto in March.", True),
     ("User's favourite drink is tea.", "User drinks coffee this month instead, tea is boring.", True),

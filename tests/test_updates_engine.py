@@ -37,6 +37,12 @@ UPDATES = [
      "who is my insurer?", "Admiral", "insurer is Aviva"),
     (["My physio is Mr. Grant.", "the clinic changed hands, new physio is a lady called Hanne"],
      "who is my physio?", "Hanne", "Grant"),
+    # a time of day said in words; an amount with when it holds; a birthday said by its number
+    (["I train at 6am.", "moved my training to lunchtimes, mornings were killing me"], "when do I train?",
+     "lunchtimes", "6am"),
+    (["My rent is 1200 a month.", "landlord wants 1350 from next month, ugh"],
+     "how much is my rent?", "1350", "1200"),
+    (["I'm 34.", "just had my 35th birthday party"], "how old am I?", "35", "34"),
     (["I cycle to work twice a week.", "with the new baby I'm down to cycling in once a week"],
      "how often do I cycle to work?", "once a week", "twice"),
 ]

@@ -24,6 +24,8 @@ _TIME = re.compile(
     r"tomorrow|tonight|today|yesterday|noon|midnight|next (?:week|month|year)|this (?:week|month|year)|"
     r"\d{1,2}(?:st|nd|rd|th)|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|biweekly|"
     r"every (?:other |\w+ )?(?:day|week|month|year|morning|evening|night)s?|"
+    # times of day said as a habit: "at lunchtime", "in the evenings", "mornings"
+    r"(?:mornings|afternoons|evenings|nights|lunchtimes?|lunch breaks?|weeknights|after work|before work)|"
     # how often: "once a week", "3 times a month", "twice per day"
     r"(?:(?:once|twice|thrice)|(?:\d+|one|two|three|four|five|six|seven|a few|a couple of|several) times?)"
     r" (?:a|per|every|each) (?:day|week|fortnight|month|year)|"
@@ -132,11 +134,24 @@ _WHEN_SAID = re.compile(
 )
 
 
+def value_kind_besides_when(text: str) -> str:
+    """The main kind of value a memory sentence carries, read without when it holds ("Landlord wants 1350 from next
+    month" carries an amount) when anything of a kind is left."""
+    rest = _WHEN_SAID.sub(" ", text)
+    if rest != text and (kind := value_kind(rest, sentence=True)) != "phrase":
+        return kind
+    return value_kind(text, sentence=True)
+
+
 def _kinds_besides_when(text: str) -> set[str]:
-    """A memory sentence's value kinds, also as read without when its change happened."""
+    """A new memory sentence's value kinds, also as read without when its change happened."""
     kinds = value_kinds(text, sentence=True)
     rest = _WHEN_SAID.sub(" ", text)
     return kinds | value_kinds(rest, sentence=True) if rest != text else kinds
+
+
+def _time_words(text: str) -> set[str]:
+    return {m.group(0).casefold() for m in _TIME.finditer(text)}
 
 
 def has_time(text: str) -> bool:
@@ -243,10 +258,13 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
     shared = (topic_words(old_text) & topic_words(new_text)) - people
     if not shared:
         return False
-    if not _kinds_besides_when(old_text) & _kinds_besides_when(new_text):
+    if not value_kinds(old_text, sentence=True) & _kinds_besides_when(new_text):
         return False
     # A person in the conversation is whom a sentence is about or said to, not a value it holds.
     old_values, new_values = _value_tokens(old_text) - people, _value_tokens(new_text) - people
+    if old_values and not new_values:
+        # a time said in words is a value too: "moved my training to lunchtimes" after "trains at 6am"
+        new_values = _time_words(new_text) - _time_words(old_text)
     if old_values or new_values:
         return not new_values <= old_values
     # Two sentences without a number or a name: the shared word must be the thing one of them is about ("User's

@@ -139,6 +139,14 @@ RULES: tuple[Rule, ...] = (
          template="{S} is {v} years old.", examples=[
              ("I turned 30 yesterday!", ("user", "age", "30")),
          ]),
+    # A birthday said by its number, had or being had: the age it makes ("my 40th is next month" is not yet)
+    Rule("birthday_age", "age", r"^(?:i (?:just )?(?:had|celebrated)|it'?s|today is) my (?P<v>\d{1,3})(?:st|nd|rd|th)"
+         r" (?:birthday|bday)\b(?! (?:is|will)\b)(?!.*\b(?:next|tomorrow|coming up)\b)",
+         template="{S} is {v} years old.", examples=[
+             ("just had my 35th birthday party", ("user", "age", "35")),
+             ("It's my 50th birthday today!", "User is 50 years old."),
+             ("I celebrated my 21st bday on Saturday", ("user", "age", "21")),
+         ]),
     Rule("birthday", "birthday", r"^(?:my (?:birthday|bday|date of birth) is|i was born on|my birthday falls on)\s+(?:on\s+)?(?P<v>.+)",
          template="{P} birthday is {v}.", examples=[
              ("My birthday is July 4.", ("user", "birthday", "July 4")),

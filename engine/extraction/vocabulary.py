@@ -177,7 +177,8 @@ UPDATE_CUES = CuePattern(
     r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
     r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
     r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling|"
-    r"(?:not|never) going back|done with|no going back)\b",
+    r"(?:not|never) going back|done with|no going back|"
+    r"(?:from|starting|as of) (?:next|this|the (?:next|start of)) (?:week|month|year|term|season))\b",
 )
 # Saying outright that something said before was wrong: holds for every clause of the sentence.
 CORRECTION_CUES = CuePattern(
