@@ -93,6 +93,13 @@ def test_a_wish_about_what_the_assistant_does_keeps_its_condition(message, words
     ("please never recommend chain restaurants", "User wants the assistant never to recommend chain restaurants."),
     ("No jargon please, I'm not technical.", "User wants no jargon."),
     ("Prices in euros please.", "User wants prices in euros."),
+    # always / never / don't before any verb: how things are to be from now on
+    ("don't bother with small talk", "User wants the assistant not to bother with small talk."),
+    ("Always round prices to the nearest pound.", "User wants the assistant to always round prices to the nearest pound."),
+    ("never bring up my divorce", "User wants the assistant never to bring up their divorce."),
+    # leave given to the assistant
+    ("You can be sarcastic with me, I can take it.", "User allows the assistant to be sarcastic with them."),
+    ("feel free to use slang", "User allows the assistant to use slang."),
 ])
 def test_a_standing_imperative_is_an_instruction(message, text):
     found = kept(message)
@@ -103,6 +110,7 @@ def test_a_standing_imperative_is_an_instruction(message, text):
     "Please summarise this article for me.", "Please translate the following into Spanish.",
     "Write a haiku about autumn.", "Fix my code please", "Tell me a joke", "Show me the logs",
     "Explain it again please", "Please recommend a good thriller.", "Yes please", "More please",
+    "Don't you think?",  # a question said with "don't" orders nothing
 ])
 def test_a_one_off_imperative_keeps_nothing(message):
     assert kept(message) == []
@@ -154,3 +162,18 @@ def test_a_task_about_a_topic_is_no_instruction(message):
 def test_what_is_said_to_the_assistant_is_said_of_it(said, voiced):
     from engine.extraction.requests import assistant_voice
     assert assistant_voice(said) == voiced
+
+
+@pytest.mark.parametrize("message", ["Never been to Iceland.", "always wanted a dog", "Never liked olives.",
+                                     "don't worry about it", "don't get me wrong"])
+def test_something_the_speaker_did_or_felt_is_no_order(message):
+    assert all(c.attribute != "assistant_instruction" for c in extract(message))
+
+
+@pytest.mark.parametrize("message, text", [
+    ("Remind me to stretch whenever I've been coding for two hours.",
+     "User wants to be reminded to stretch whenever User has been coding for two hours."),
+    ("could you remind me to water the plants on Sunday?", "User wants to be reminded to water the plants on Sunday."),
+])
+def test_what_the_user_wants_to_be_reminded_of_is_kept_in_their_voice(message, text):
+    assert [c.text for c in extract(message)] == [text]

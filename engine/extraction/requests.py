@@ -14,7 +14,7 @@ import re
 
 from .. import text as textlib
 from .candidate import Candidate
-from .voice import finish_sentence, third_person, third_person_verb
+from .voice import PAST_TENSE, finish_sentence, third_person, third_person_verb
 
 LANGUAGES = (
     r"english|french|german|spanish|italian|portuguese|dutch|swedish|norwegian|danish|finnish|polish|czech|"
@@ -60,7 +60,11 @@ def unwrap(sentence: str) -> str:
     inner = _FRAME.sub("", sentence.strip(), count=1)
     if inner == sentence.strip():
         return sentence
-    return inner.rstrip("?").rstrip() or sentence
+    inner = inner.rstrip("?").rstrip()
+    if re.match(r"to\s+\w", inner, re.IGNORECASE):
+        # "remind me to take breaks when I code late": what the user wants to be reminded of, in their voice
+        return f"I want to be reminded {inner}"
+    return inner or sentence
 
 
 # "I only want vegetarian places" after "when you recommend restaurants": the user's wish about what the
@@ -113,9 +117,32 @@ _REASON = re.compile(r"(?:,\s*|\s+(?:because|since|as)\s+|\s+[\u2014\u2013-]+\s+
 _PLEASE = re.compile(r"(?:^|[,\s]+)(?:please|pls|plz)\b[,.!]*", re.IGNORECASE)
 
 
+# "Always"/"never"/"don't" before any verb say how things are to be from now on ("don't bother with pleasantries",
+# "never mention my ex"), but for the verbs of a passing remark ("don't worry", "don't forget the milk").
+_MARKED_ANY = re.compile(r"^(?:always|never|don't(?: ever)?|do not|please don't|please do not)\s+(?P<verb>[a-z]+)\b",
+                         re.IGNORECASE)
+_NOT_ORDERS = frozenset("forget worry mind know think care panic ask get you i we it been had gone done seen "
+                        "heard known wanted liked loved hated".split())
+
+
+def _marked_order(body: str) -> bool:
+    """An order said with always/never/don't and a verb's plain form ("never mention my ex"), not a question
+    ("don't you think?"), a remark ("don't worry") nor something the speaker did ("never been to Paris")."""
+    match = _MARKED_ANY.match(body)
+    if match is None or body.rstrip().endswith("?"):
+        return False
+    verb = match["verb"].casefold()
+    return verb not in _NOT_ORDERS and verb not in PAST_TENSE and not verb.endswith("ed")
+# Leave given to the assistant: "you can swear", "feel free to use slang".
+_PERMISSION = re.compile(r"^(?:you can|you may|you're allowed to|you are allowed to|feel free to|"
+                         r"it's (?:fine|ok|okay) (?:for you )?to)\s+(?P<what>[a-z][\w'-]*(?:\s+\S+){0,8})$", re.IGNORECASE)
+
+
 def _standing_imperative(body: str) -> bool:
     """Does a bare imperative (no marker like "always" or "from now on") say how the assistant should work
     from now on? Yes when about a kind of thing; no when about a particular one."""
+    if _marked_order(body) and not _ONE_OFF.search(body):
+        return True
     match = _IMPERATIVE.match(body)
     if match is None or _ONE_OFF.search(body):
         return False
@@ -186,6 +213,10 @@ def instruction(sentence: str, S: str) -> tuple[list[Candidate], str]:
             wanted = _their(third_person(body, S), S)
             return _wanted(body, f"{S} wants {wanted[:1].lower()}{wanted[1:]}", sentence), reason
         return none
+    permission = _PERMISSION.match(body)
+    if permission and not _ONE_OFF.search(body):
+        allowed = _their(third_person(assistant_voice(permission["what"]), S), S).rstrip(".")
+        return _wanted(body, f"{S} allows the assistant to {allowed[:1].lower()}{allowed[1:]}", sentence), reason
     marked = _BODY.match(body) and (not polite_only or _STANDING.search(body))
     if not marked and not _standing_imperative(body):
         return none
