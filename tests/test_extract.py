@@ -431,3 +431,19 @@ def test_a_clause_said_back_to_front_is_unfolded(message, text):
 ])
 def test_chat_openers_and_present_words_stay_out_of_the_fact(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
+
+
+# When a rule's fact leaves out when it happened, the user's sentence stays beside it: "when did I move?" has
+# its answer. A date written as relative dates are resolved ("in February 2026") is no part of the value.
+@pytest.mark.parametrize("message, text, value", [
+    ("I moved to Oslo in 2017.", "User lives in Oslo. User moved to Oslo in 2017.", "Oslo"),
+    ("I moved to Graz in March 2026", "User lives in Graz. User moved to Graz in March 2026.", "Graz"),
+    ("I started at Shopify on Tuesday 3 March 2026", "User works at Shopify. User started at Shopify on Tuesday 3 March 2026.",
+     "Shopify"),
+    ("I moved to Perth three years ago", "User lives in Perth. User moved to Perth three years ago.", "Perth"),
+    # said in the fact already, or no date: the fact alone
+    ("My birthday is on 2 June 1988", "User's birthday is 2 June 1988.", "2 June 1988"),
+    ("I live in Leeds", "User lives in Leeds.", "Leeds"),
+])
+def test_when_it_happened_is_kept_beside_the_fact(message, text, value):
+    assert [(c.text, c.value) for c in extract(message)] == [(text, value)]

@@ -258,6 +258,10 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
         if subject.startswith("event:"):
             mem_type, multi, slot = "event", False, SLOTS["event"]
         text = f.text or third_person(clause, S)
+        if f.text and _when_left_out(clause, f.text):
+            # "I moved to Canada in 2019" is "User lives in Canada."; the year is the user's answer to "when did I
+            # move?", so their sentence stays beside the fact.
+            text = f"{text} {third_person(clause, S)}"
         value = f.value.strip()
         if not value:
             continue
@@ -281,6 +285,23 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
         importance=_importance(SLOTS["note"], original) - 0.05, multi=True, text=third_person(clause, S)[:1000],
         clause=original, update_cue=cue, replaced_value=None, understood=False, rule="fallback",
     )]
+
+
+# When something happened, said as a date, a year, a month or a time ago ("in 2019", "in February 2026", "on Monday
+# 23 February 2026", "two years ago").
+_WHEN_SAID = re.compile(
+    r"\b(?:(?:in|since|back in|during|on|from)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?(?:\d{1,2}\s+)?"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|\d{4})\b"
+    r"(?:\s+\d{4})?|\w+\s+(?:days|weeks|months|years)\s+ago)\s*$", re.IGNORECASE)
+
+
+def _when_left_out(clause: str, text: str) -> bool:
+    """Did a rule's sentence leave out when the clause says it happened?"""
+    when = _WHEN_SAID.search(clause)
+    if when is None:
+        return False
+    date = re.sub(r"^(?:in|since|back in|during|on|from)\s+", "", when.group(0).strip(), flags=re.IGNORECASE)
+    return date.casefold() not in text.casefold()
 
 
 def _importance(slot: Slot | None, clause: str) -> float:

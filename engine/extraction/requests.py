@@ -135,7 +135,7 @@ def _marked_order(body: str) -> bool:
     return verb not in _NOT_ORDERS and verb not in PAST_TENSE and not verb.endswith("ed")
 # Leave given to the assistant: "you can swear", "feel free to use slang".
 _PERMISSION = re.compile(r"^(?:you can|you may|you're allowed to|you are allowed to|feel free to|"
-                         r"it's (?:fine|ok|okay) (?:for you )?to)\s+(?P<what>[a-z][\w'-]*(?:\s+\S+){0,8})$", re.IGNORECASE)
+                         r"it's (?:fine|ok|okay) (?:for you )?to)\s+(?!call me\b|address me\b)(?P<what>[a-z][\w'-]*(?:\s+\S+){0,8})$", re.IGNORECASE)
 
 
 def _standing_imperative(body: str) -> bool:

@@ -208,7 +208,12 @@ TRAILING_NOISE = re.compile(
 
 
 TRAILING_WHEN = re.compile(
-    r"(?:\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+|"
+    # a date as relative dates are written once resolved: "on Monday 23 February 2026", "in February 2026"
+    r"(?:\s*,?\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?\d{1,2}\s+(?:january|february|march|"
+    r"april|may|june|july|august|september|october|november|december)\s+\d{4}|"
+    r"\s*,?\s+(?:in\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+    r"\s+\d{4}|"
+    r"\s*,?\s+(?:last|this|earlier this|back in|in|since|over the|a few|a couple of|two|three|several|\d+|"
     r"next|after|before|by|until|early|late)\s+(?:the\s+)?"
     r"(?:week|weekend|month|year|summer|winter|spring|fall|autumn|january|february|march|april|may|june|july|"
     r"august|september|october|november|december|\d{4}|days|weeks|months|years)s?(?:\s+ago)?|\s+(?:recently|"
