@@ -83,7 +83,9 @@ _CLAUSE_STARTERS = (
     r"the\s+(?:deadline|project|app|database|db|repo|repository|stack|budget|team|client|launch|release|demo|backend|frontend)"
 )
 _CLAUSE_SPLIT = re.compile(
-    rf"\s*(?:,|;|\s-\s|\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b)", re.IGNORECASE
+    rf"\s*(?:,|;|\s-\s|\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b|"
+    # news said without a verb, one after another: "new job at Canva, new flat in Sydney"
+    rf"new\s+[a-z]+\s+(?:at|in|with|on)\s)", re.IGNORECASE
 )
 # "I live in Austin and work as a designer": a bare verb after "and" carries the same subject.
 _CARRY_VERBS = (

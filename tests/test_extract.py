@@ -447,3 +447,10 @@ def test_chat_openers_and_present_words_stay_out_of_the_fact(message, sentence):
 ])
 def test_when_it_happened_is_kept_beside_the_fact(message, text, value):
     assert [(c.text, c.value) for c in extract(message)] == [(text, value)]
+
+
+# News said without a verb, one after another: each is what the speaker got.
+def test_news_said_without_a_verb_are_facts_of_their_own():
+    found = [(c.attribute, c.value) for c in extract("big week: new job at Wise, new flat in Lisbon, and my sister visited")]
+    assert ("employer", "Wise") in found and ("location", "Lisbon") in found, found
+    assert [c.text for c in extract("a new bike with Shimano gears")] == ["User got a new bike with Shimano gears."]

@@ -63,6 +63,10 @@ _DONE = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actual
                                                    "misread", "meant", "hit", "quit"})) + r")\s+\w", re.IGNORECASE)
 
 
+# News said without a verb: "new job at Canva", "a new flat in Sydney" is what the speaker got.
+_NEWS = re.compile(r"^(?:a\s+)?(?:brand\s+)?new\s+[a-z]+\s+(?:at|in|with|on)\s+\S", re.IGNORECASE)
+
+
 def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
@@ -70,6 +74,8 @@ def restore_dropped_subject(clause: str) -> str:
     if re.match(r"^been\s+\w", stripped, re.IGNORECASE):
         # "Been taking the train since January", "Been on oat lattes lately": what the speaker has been doing
         return "I have " + stripped[:1].lower() + stripped[1:]
+    if _NEWS.match(stripped):
+        return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
     match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped)
     if match is None:
         return clause
