@@ -269,6 +269,10 @@ _CONTRAST_FAMILIES: tuple[tuple[frozenset[str], ...], ...] = tuple(
             "engineer developer programmer dev coder", "designer", "tester qa", "intern",
             "accountant", "lawyer", "recruiter",
         ),
+        (  # people one sees for care: an appointment with one is not with another
+            "dentist orthodontist", "physio physiotherapist", "doctor gp", "optician optometrist", "therapist",
+            "vet", "hairdresser barber", "chiropractor", "dermatologist",
+        ),
     )
 )
 
@@ -354,7 +358,11 @@ _ASKS_NAME = re.compile(r"\b(?:name|names|surname|first name|last name|full name
 _CALENDAR_WORDS = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december".split())
-_ASKS_NUMBER = re.compile(r"\b(?:phone|telephone|mobile|fax) (?:number|no)\b", re.IGNORECASE)
+# A number asked for ("phone number", "registration number", "what number bus") is written with digits or words.
+_ASKS_NUMBER = re.compile(r"\b(?:phone|telephone|mobile|fax) (?:number|no)\b|^\s*(?:what|what's|whats|which)\b.*\bnumbers?\b",
+                          re.IGNORECASE)
+# An email address asked for has an "@" (or is said to be one).
+_ASKS_EMAIL = re.compile(r"^\s*(?:what|what's|whats|which)\b.*\b(?:email|e-mail)(?: address)?\b", re.IGNORECASE)
 _ASKS_PRICE = re.compile(r"\bhow much\b(?=.*\b(?:cost|costs|price|pay|paid|rent|bill|fee|fees|salary|earn|earns|"
                          r"charge|charges|is|are|was|were)\b)|"
                          # "what's the reno costing us?", "what did the boiler set us back?", "the price of ..."
@@ -396,10 +404,34 @@ def _names_something_new(query: str, memory_text: str) -> bool:
             return True
     for match in _CAPITALISED.finditer(memory_text):
         word = match.group().casefold().removesuffix("'s")
-        if word in ("user", "users") or word in STOPWORDS or word in _CALENDAR_WORDS or _singular(word) in asked:
+        if (word in ("user", "users") or word in STOPWORDS or _singular(word) in _CALENDAR_WORDS
+                or _singular(word) in asked):
             continue
         return True
     return False
+
+
+# "where ..." asks for a place: a place said with a preposition ("in Porto", "at the gym", "near work"), a
+# capitalised name, or a word that is a place itself. "where does my brother live?" is not answered by "User's
+# brother is a chef".
+_ASKS_PLACE = re.compile(r"^\s*(?:where|where's|wheres)\b|\b(?:what|which) (?:city|town|country|address|place|"
+                         r"neighbou?rhood|area)\b", re.IGNORECASE)
+_PLACE_SAID = re.compile(r"\b(?:in|at|near|from|to|on|for|with|into|inside|under|behind|around|outside|by|across|off|"
+                         r"home|abroad|here|there|downtown|upstairs|downstairs|locally|remote(?:ly)?|online|nearby|"
+                         r"overseas|away)\b", re.IGNORECASE)
+# "who ..." asks for a person: a name, or a person named by what they are to someone ("User's sister").
+_ASKS_PERSON = re.compile(r"^\s*(?:who|who's|whos|whom)\b", re.IGNORECASE)
+_PERSON_WORDS = frozenset(
+    "mother mom mum dad father sister brother son daughter wife husband partner girlfriend boyfriend fiance fiancee "
+    "friend colleague coworker boss manager neighbour neighbor cousin aunt uncle grandma grandpa grandmother "
+    "grandfather niece nephew roommate flatmate housemate mentor teacher tutor coach doctor dentist therapist "
+    "landlord landlady team someone somebody people family parents kids children everyone nobody myself".split())
+
+
+def _names_a_person(query: str, memory_text: str) -> bool:
+    said = _word_set(memory_text)
+    return (_names_something_new(query, memory_text) or bool(_NAMING.search(memory_text))
+            or bool(said & _PERSON_WORDS - _word_set(query)))
 
 
 def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> bool:
@@ -419,6 +451,12 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
         return not _names_something_new(query, memory_text)
     if _ASKS_MEASURE.search(query):
         return not (re.search(r"\d", memory_text) or _word_set(memory_text) & _MEASURE_WORDS)
+    if _ASKS_PLACE.search(query):
+        return not (_PLACE_SAID.search(memory_text) or _names_something_new(query, memory_text))
+    if _ASKS_PERSON.search(query):
+        return not _names_a_person(query, memory_text)
+    if _ASKS_EMAIL.search(query):
+        return not re.search(r"@|\b(?:email|e-mail)\b", memory_text, re.IGNORECASE)
     if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
         return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
     return False

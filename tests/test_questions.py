@@ -135,6 +135,10 @@ def test_as_statement_composes_with_third_person_rewriting():
     ("what's my bike lock combination?", "User's lock combination is 3-9-1.", False),
     ("what's my password?", "User's bank password is in the drawer.", False),  # no kind asked
     ("what's the door code?", "User keeps the spare key under the mat.", False),  # no kind said
+    # one carer is not another: an appointment with the dentist is no appointment with the physio
+    ("when is my physio appointment?", "User has a dentist appointment on Friday.", True),
+    ("who is my GP?", "User's doctor is Dr. Lund.", False),
+    ("when is my barber appointment?", "User's hairdresser appointment is on Monday.", False),
 ])
 def test_contrast_mismatch(query, memory, expected):
     assert questions.contrast_mismatch(query, memory) is expected
@@ -199,6 +203,25 @@ def test_contrast_mismatch(query, memory, expected):
     ("what's my weight?", "User weighs 72 kg.", False),
     ("how far is my commute?", "User cycles to work.", True),
     ("how do I get to work?", "User cycles to work.", False),  # no measure asked
+    # "where" asks for a place: a preposition of place, a name or a place word
+    ("where does my aunt live?", "User's aunt is a retired teacher.", True),
+    ("where does my aunt live?", "User's aunt lives in Galway.", False),
+    ("where do I work?", "User works for monzo.", False),
+    ("where do I keep my spare key?", "User keeps the spare key under the mat.", False),
+    ("where is my yoga class?", "User's yoga class is on Tuesdays.", False),  # "on": no sure test of a place
+    ("where do I work?", "User works remotely.", False),
+    # "who" asks for a person: a name, a word for a person, or someone named
+    ("who is my climbing partner?", "User climbs on Thursdays.", True),
+    ("who is my climbing partner?", "User climbs with Dev on Thursdays.", False),
+    ("who do I live with?", "User lives with their girlfriend.", False),
+    ("who cuts my hair?", "User gets their hair cut by a barber called tomasz.", False),
+    ("who is my accountant?", "User's accountant charges 300 pounds a year.", True),
+    # a number or an email asked for is written as one
+    ("what's my car's registration number?", "User drives a grey Skoda.", True),
+    ("what's my car's registration number?", "User's car registration is KX19 ABC.", False),
+    ("what number bus do I take?", "User takes the bus to work.", True),
+    ("what's my landlord's email?", "User's landlord is Mr. Ruiz.", True),
+    ("what's my landlord's email?", "User's landlord's email is ruiz@lets.co.uk.", False),
 ])
 def test_lacks_asked_value(query, memory, expected):
     assert questions.lacks_asked_value(query, memory) is expected
