@@ -71,8 +71,8 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, names_old_value, names_slot,
-                                 names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
+from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, measured_again,
+                                 names_old_value, names_slot, names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
                                  topic_words, value_kind, value_kind_besides_when, value_kinds, values_differ)
 from .extraction.voice import PAST_TENSE
 from .model import Memory
@@ -403,6 +403,13 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             if (not _accumulating(n.memory.attribute) and _same_subject(n.memory, cand)
                     and renames_role(n.memory.text, cand.text)):
                 return [n.memory.id], looked, "the same role named again with another value and an update cue"
+    if cued:
+        # "down to 74kg after the diet": an amount in a unit with no thing of its own is what the memory measuring
+        # in that unit measures; the two sentences share no word to be near in meaning by.
+        for n in mine:
+            if (not _accumulating(n.memory.attribute) and _same_subject(n.memory, cand)
+                    and measured_again(n.memory.text, cand.clause)):
+                return [n.memory.id], looked, "another amount in the unit this memory measures, with an update cue"
     people = _people([n.memory for n in nearest], cand)
     for n in mine:
         if n.similarity < floor or _accumulating(n.memory.attribute):

@@ -7,7 +7,8 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import (about_someone_else, changed_thing, competes, names_old_value, names_slot,
+from engine.extraction.compete import (about_someone_else, changed_thing, competes, measured_again, names_old_value,
+                                      names_slot,
                                       fills_same_role, names_subject, relation, renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
                                       values_differ)
@@ -684,3 +685,18 @@ def test_a_shared_single_valued_slot_holds_one_value_for_each_named_person():
 ])
 def test_renames_role_in_a_part_of_the_sentence(old, new, expected):
     assert renames_role(old, new) is expected
+
+
+@pytest.mark.parametrize("old, clause, expected", [
+    # an amount in a unit with no thing of its own is what the memory measuring in that unit measures
+    ("User weighs 80kg.", "down to 74kg after the diet", True),
+    ("User weighs 80 kg.", "I'm 76 kg now", True),
+    ("User's commute is 12 miles.", "only 3 miles now we've moved", True),
+    # a thing named before the amount, another unit, the same amount, money and "k" (a salary, a run)
+    ("User weighs 80kg.", "benched 100kg today", False),
+    ("User runs 5k on Saturdays.", "down to 74kg", False),
+    ("User weighs 80kg.", "80kg still", False),
+    ("User earns 60k.", "up to 10k steps a day", False),
+])
+def test_measured_again(old, clause, expected):
+    assert measured_again(old, clause) is expected

@@ -211,6 +211,11 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     ("Gave the new bakery a try, loved it", "User gave the new bakery a try, loved it."),
     ("Finally got round to fixing the bike", "User finally got round to fixing the bike."),
     ("been on night shifts since the spring", "User has been on night shifts since the spring."),
+    # a verb of starting, stopping or changing, whatever follows it
+    ("started padel on thursdays as well", "User started padel on thursdays as well."),
+    ("upgraded notion to the plus plan", "User upgraded notion to the plus plan."),
+    ("Quit smoking in March!", "User quit smoking in March."),
+    ("signed up for a pottery class", "User signed up for a pottery class."),
 ])
 def test_a_dropped_subject_is_the_user(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
@@ -220,9 +225,11 @@ def test_a_dropped_subject_is_the_user(message, sentence):
     "Excited about the trip!",  # a feeling, not something the user did to something
     "Based in Oslo.",
     "Broke again until payday",  # "broke" also describes: no money, not something broken
+    "Registered nurse at St Mary's.",  # a job, not something registered
 ])
 def test_a_leading_past_participle_without_an_object_is_not_rewritten(message):
-    assert all(not c.text.startswith(("User excited", "User based", "User broke")) for c in extract(message))
+    assert all(not c.text.startswith(("User excited", "User based", "User broke", "User registered"))
+               for c in extract(message))
 
 
 # Seasons are not the Spring framework, and a pay figure is not a tool.

@@ -43,6 +43,9 @@ UPDATES = [
     (["My rent is 1200 a month.", "landlord wants 1350 from next month, ugh"],
      "how much is my rent?", "1350", "1200"),
     (["I'm 34.", "just had my 35th birthday party"], "how old am I?", "35", "34"),
+    # an amount in a unit of measure with no thing of its own: what the memory in that unit measures
+    (["I weigh 80kg.", "I run 10km on Sundays.", "down to 74kg after the diet"], "how much do I weigh?", "74kg",
+     "80kg"),
     (["I cycle to work twice a week.", "with the new baby I'm down to cycling in once a week"],
      "how often do I cycle to work?", "once a week", "twice"),
 ]

@@ -767,3 +767,36 @@ def fills_same_role(old_text: str, new_text: str) -> bool:
     if new_role:
         return _fills_role(old_text, new_role)
     return False
+
+
+# An amount in a unit of measure says what is measured: "down to 74kg after the diet", said with no thing of its
+# own, is the speaker's weight again when a memory holds one in kilos. Money, "k" and "%" stay out: a salary, a
+# run and a savings rate share them.
+_UNIT_OF = {
+    "kg": "kg", "kgs": "kg", "kilo": "kg", "kilos": "kg", "lb": "lb", "lbs": "lb", "stone": "st", "km": "km",
+    "kms": "km", "mi": "mi", "mile": "mi", "miles": "mi", "cm": "cm", "mm": "mm", "ft": "ft", "feet": "ft",
+    "inch": "in", "inches": "in", "mph": "mph", "kph": "kph", "bpm": "bpm", "kwh": "kwh", "gb": "gb", "tb": "tb",
+    "mb": "mb", "ml": "ml", "mg": "mg", "litre": "l", "litres": "l", "liter": "l", "liters": "l",
+}
+_MEASURED = re.compile(r"(\d[\d.,]*)\s?(" + "|".join(sorted(_UNIT_OF, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+# What may stand before such an amount when the sentence names no thing it measures.
+_BARE_LEAD = frozenset("i i'm im am is user user's now finally only just down up back to at under over below above "
+                       "almost nearly already officially about around roughly".split())
+
+
+def _measures(text: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for match in _MEASURED.finditer(text):
+        found.setdefault(_UNIT_OF[match.group(2).casefold()], set()).add(match.group(1).rstrip(".,"))
+    return found
+
+
+def measured_again(old_text: str, new_clause: str) -> bool:
+    """Is a new clause only another amount in a unit the old memory measures something in ("down to 74kg after the
+    diet" after "User weighs 80kg")? The clause may name nothing before the amount but who and the change."""
+    match = _MEASURED.search(new_clause)
+    if match is None or not {w.casefold() for w in re.findall(r"[\w']+", new_clause[:match.start()])} <= _BARE_LEAD:
+        return False
+    unit, amount = _UNIT_OF[match.group(2).casefold()], match.group(1).rstrip(".,")
+    old = _measures(old_text)
+    return unit in old and amount not in old[unit]

@@ -63,6 +63,17 @@ _DONE = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actual
                                                    "misread", "meant", "hit", "quit"})) + r")\s+\w", re.IGNORECASE)
 
 
+# A verb of starting, stopping or changing opening a chat clause is something the speaker did, whatever follows it
+# ("started padel on thursdays", "upgraded notion to the plus plan", "ditched duolingo"); none of them is a
+# describing word the way "excited" or "based" is. "Registered" only with what one registers with ("Registered
+# nurse at St Mary's" is a job).
+_CHANGED = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?(?:"
+                      r"started|quit|stopped|joined|tried|finished|upgraded|downgraded|ditched|dropped|cancell?ed|"
+                      r"swapped|traded|switched|enrolled|adopted|booked|renewed|replaced|"
+                      r"(?:signed|picked|took|gave|handed)\s+(?:up|in|on)|registered\s+(?:with|for|at|as))\s+\w",
+                      re.IGNORECASE)
+
+
 # News said without a verb: "new job at Canva", "a new flat in Sydney" is what the speaker got.
 _NEWS = re.compile(r"^(?:a\s+)?(?:brand\s+)?new\s+[a-z]+\s+(?:at|in|with|on)\s+\S", re.IGNORECASE)
 
@@ -76,7 +87,7 @@ def restore_dropped_subject(clause: str) -> str:
         return "I have " + stripped[:1].lower() + stripped[1:]
     if _NEWS.match(stripped):
         return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
-    match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped)
+    match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped) or _CHANGED.match(stripped)
     if match is None:
         return clause
     return "I " + stripped[:1].lower() + stripped[1:]
