@@ -71,9 +71,10 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, competes, fills_same_role, in_place, measured_again,
-                                 names_old_value, names_slot, names_subject, relation, NAMES_ITS_THING, renames_role, restates, same_thing, states,
-                                 topic_words, value_kind, value_kind_besides_when, value_kinds, values_differ)
+from .extraction.compete import (changed_thing, changes_value_of, competes, fills_same_role, in_place,
+                                 measured_again, names_old_value, names_slot, names_subject, relation,
+                                 NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
+                                 value_kind_besides_when, value_kinds, values_differ)
 from .extraction.voice import PAST_TENSE
 from .model import Memory
 from .text import tokenize
@@ -377,6 +378,10 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             return named, looked, "the message names this memory's value with a switch"
     if named_only:
         return [], looked, ""
+    for n in mine:
+        if _same_subject(n.memory, cand) and changes_value_of(cand.clause, n.memory.text):
+            # the message names the memory's thing and what it became, whatever slot either was filed under
+            return [n.memory.id], looked, "the message changes a thing this memory names into another of its kind"
     thing = changed_thing(cand.clause)
     if thing is not None:
         for n in mine:

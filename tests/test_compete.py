@@ -7,9 +7,9 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import (about_someone_else, changed_thing, competes, measured_again, names_old_value,
-                                      names_slot,
-                                      fills_same_role, names_subject, relation, renames_role, restates, same_thing, slot_fits,
+from engine.extraction.compete import (about_someone_else, changed_thing, changes_value_of, competes, measured_again,
+                                      names_old_value, names_slot, fills_same_role, names_subject, relation,
+                                      renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
                                       values_differ)
 from engine.model import Memory
@@ -700,3 +700,17 @@ def test_renames_role_in_a_part_of_the_sentence(old, new, expected):
 ])
 def test_measured_again(old, clause, expected):
     assert measured_again(old, clause) is expected
+
+
+@pytest.mark.parametrize("clause, old, expected", [
+    # a thing the memory names, changed into another of what the memory says it has
+    ("upgraded notion to the plus plan", "User is on the free plan of Notion.", True),
+    ("moved my savings to the Marcus account", "User's savings account is with Barclays.", True),
+    ("we switched spotify over to the family plan", "User pays for the Spotify duo plan.", True),
+    # nothing shared with what it became, a thing the memory does not name, nothing changed
+    ("upgraded python to 3.12", "User uses Python 3.11 and Rust.", False),
+    ("upgraded notion to the plus plan", "User is on the free plan of Todoist.", False),
+    ("I love the plus plan", "User is on the free plan of Notion.", False),
+])
+def test_changes_value_of(clause, old, expected):
+    assert changes_value_of(clause, old) is expected

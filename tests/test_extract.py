@@ -461,3 +461,14 @@ def test_news_said_without_a_verb_are_facts_of_their_own():
     found = [(c.attribute, c.value) for c in extract("new job at Wise, new flat in Lisbon, and my sister visited")]
     assert ("employer", "Wise") in found and ("location", "Lisbon") in found, found
     assert [c.text for c in extract("a new bike with Shimano gears")] == ["User got a new bike with Shimano gears."]
+
+
+@pytest.mark.parametrize("message", [
+    "I joined the climbing gym downtown.", "joined a choir last month", "I just joined the local running club",
+])
+def test_joining_a_gym_a_club_or_a_class_is_no_job(message):
+    assert all(c.attribute != "employer" and "works at" not in c.text for c in extract(message))
+
+
+def test_joining_a_company_is_still_a_job():
+    assert [c.value for c in extract("I just joined Stripe") if c.attribute == "employer"] == ["Stripe"]

@@ -43,6 +43,9 @@ UPDATES = [
     (["My rent is 1200 a month.", "landlord wants 1350 from next month, ugh"],
      "how much is my rent?", "1350", "1200"),
     (["I'm 34.", "just had my 35th birthday party"], "how old am I?", "35", "34"),
+    # a thing named by its bare name, changed into another of what the memory says it has
+    (["I'm on the free plan of Notion.", "upgraded notion to the plus plan"], "which notion plan am I on?", "plus",
+     "free plan"),
     # an amount in a unit of measure with no thing of its own: what the memory in that unit measures
     (["I weigh 80kg.", "I run 10km on Sundays.", "down to 74kg after the diet"], "how much do I weigh?", "74kg",
      "80kg"),

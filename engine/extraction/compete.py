@@ -307,6 +307,14 @@ _CHANGED_THING = re.compile(
     r"(?:the|my|our)\s+(?P<thing>(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:over\s+|across\s+)?(?:to|into|onto|in)\b",
     re.IGNORECASE,
 )
+# The same said of a thing by its bare name, as chat does ("upgraded notion to the plus plan"), with what it
+# became.
+_CHANGED_NAMED = re.compile(
+    r"\b(?:migrat(?:ed|ing|e)|mov(?:ed|ing|e)|switch(?:ed|ing)?|port(?:ed|ing)?|chang(?:ed|ing|e)|"
+    r"transferr?(?:ed|ing)?|upgrad(?:ed|ing|e)|downgrad(?:ed|ing|e)|swapp?(?:ed|ing)?)\s+"
+    r"(?:(?:the|my|our)\s+)?(?P<thing>[\w.-]+)\s+(?:over\s+|across\s+)?(?:to|onto)\s+(?P<target>[^,;.!?]+)",
+    re.IGNORECASE,
+)
 
 
 def changed_thing(clause: str) -> str | None:
@@ -314,6 +322,19 @@ def changed_thing(clause: str) -> str | None:
     or None when the clause changes nothing of the speaker's it names (moving oneself, someone else's)."""
     match = _CHANGED_THING.search(clause)
     return match["thing"].split()[-1] if match else None
+
+
+def changes_value_of(clause: str, old_text: str) -> bool:
+    """Does a clause change a thing the old memory names into another of what the memory says it has ("upgraded
+    notion to the plus plan" after "User is on the free plan of Notion": Notion's plan)? The memory must name the
+    thing and share a word with what it became; "moved the savings to the Marcus account" after "User's savings
+    account is with Barclays" does, "upgraded python to 3.12" after "User uses Python 3.11 and Rust" does not."""
+    match = _CHANGED_NAMED.search(clause)
+    if match is None:
+        return False
+    old = topic_words(old_text)
+    thing = set(textlib.tokenize(match["thing"]))
+    return bool(thing) and thing <= old and bool((topic_words(match["target"]) - thing) & old)
 
 
 def _head_stem(words: str) -> str | None:

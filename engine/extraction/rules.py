@@ -187,7 +187,7 @@ RULES: tuple[Rule, ...] = (
              ("I work as a nurse at St. Mary's Hospital", ("user", "employer", "St. Mary's Hospital")),
              ("I work as a software engineer at Spotify.", ("user", "job_title", "software engineer")),
          ]),
-    Rule("employer", "employer", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by)|{_I}\s+{_NOW}(?:(?:started|got|landed|accepted|took|began)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|gig)\s+(?:at|with)|joined|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)",
+    Rule("employer", "employer", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working|have been working|'ve been working|am employed|'m employed)\s+(?:at|for|by)|{_I}\s+{_NOW}(?:(?:started|got|landed|accepted|took|began)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role|gig)\s+(?:at|with)|joined(?!\s+(?:(?:a|an|the|my|our|their|this|that)\s+)?(?:[\w-]+\s+){{0,2}}(?:gym|club|choir|band|league|group|course|class|society|union|library|committee|waitlist|team|community|server|chat|orchestra|church|crew|squad)s?\b)|started at|started working at|started working for|got a job at|got hired at|got hired by|took a job at|accepted a job at|accepted an offer from|switched jobs to|moved to a job at|changed jobs to)|{_IM}\s+{_NOW}(?:employed (?:at|by)|working (?:at|for)|at))\s+(?P<v>.+)",
          handler=handlers.employer, examples=[
              ("I work at Spotify", ("user", "employer", "Spotify")),
              ("I just joined Stripe", ("user", "employer", "Stripe")),
