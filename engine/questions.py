@@ -385,7 +385,10 @@ _ASKS_PAST = re.compile(r"^\s*when (?:did|was|were|had)\b", re.IGNORECASE)
 _WHEN_WORDS = re.compile(
     r"\b(?:\d{4}|mornings?|afternoons?|evenings?|nights?|lunch(?:time)?|breakfast|dinner|bedtime|after|before|"
     r"during|until|since|ago|spring|summer|autumn|fall|winter|years?|months?|weeks?|days?|weekdays?|hours?|"
-    r"soon|later|early|late|recently|last|next)\b", re.IGNORECASE)
+    r"soon|later|early|late|recently|last|next)\b|"
+    # an hour said bare after a word of time: "moved to 10", "at 6 now", "by half 9"
+    r"\b(?:at|by|around|from|till|until|to)\s+(?:half\s+)?\d{1,2}(?:[:.]\d{2})?(?![\d:%]|[.,]\d)"
+    r"(?!\s*(?:percent|kg|km|mi|miles|people|euros?|dollars?|pounds?|quid|k|m|grand|times|of)\b)", re.IGNORECASE)
 _NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _NUMBER_WORDS = frozenset(

@@ -239,8 +239,10 @@ def is_small_talk(text: str) -> bool:
 
 # Leading pleasantries that can precede a fact in the same sentence: "Thanks! By the way, ..."
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:ok(?:ay)?|oh|ah|well|so|hey|hi|hello|thanks|thank you|cool|great|nice|sure|yeah|yes|no|"
-    r"by the way|btw|fyi|anyway|anyways|also|oh and|and|just so you know|for the record|quick update|update|"
+    r"^(?:(?:ok(?:ay)?|oh|ah|well|so|hey|hi|hello|thanks|thank you|cool|great|nice|sure|yeah|yes|"
+    # "no" that answers, not "no more friday deploys", "no meat for me"
+    r"no(?=\s*[,!.:;-]|\s+(?:i|i'm|im|it|it's|its|we|we're|my|our|the|that|that's|this|actually|wait|sorry|you|he|"
+    r"she|they)\b)|by the way|btw|fyi|anyway|anyways|also|oh and|and|just so you know|for the record|quick update|update|"
     r"heads up|fun fact|good morning|good evening|haha|lol|just a reminder|reminder|as i said|as i mentioned|"
     r"like i said|to recap|just to recap|again|as you know|as i told you)\b[\s,!.:;-]*)+",
     re.IGNORECASE,

@@ -714,3 +714,17 @@ def test_measured_again(old, clause, expected):
 ])
 def test_changes_value_of(clause, old, expected):
     assert changes_value_of(clause, old) is expected
+
+
+# An hour said bare after "at" is a time; a count, a measure, an age or an address after "at" is not.
+@pytest.mark.parametrize("text, expected", [
+    ("Dog walks are at 6 now.", True), ("Standup is at 10.", True), ("User picks the kids up by half 3.", True),
+    ("User lives at 10 Downing Street.", False), ("User retired at 60.", False), ("User is at 5 kg.", False),
+    ("The team is at 12 people.", False),
+])
+def test_an_hour_after_at_is_a_time(text, expected):
+    assert has_time(text) is expected
+
+
+def test_a_time_said_as_a_bare_hour_competes_with_a_clock_time():
+    assert competes("User walks the dog at 7am.", "Dog walks are at 6 now, it's too hot later.")

@@ -423,6 +423,10 @@ def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
     ("I have a new dentist: Dr. Ng", "User's dentist is Dr. Ng."),
     ("New landlord - Mr Cole", "User's landlord is Mr Cole."),
     ("new phone, Pixel 9 finally", "User's phone is Pixel 9 now finally."),
+    # "X has overtaken / replaced Y as my <role>" says who holds the role now
+    ("ramen has overtaken sushi as my favourite food", "User's favorite food is ramen."),
+    ("Lidl replaced Tesco as our supermarket, way cheaper", "User's supermarket is Lidl now, way cheaper."),
+    ("the printer replaced the old one", "The printer replaced the old one."),
 ])
 def test_a_clause_said_back_to_front_is_unfolded(message, text):
     texts = [c.text for c in extract(message)]
@@ -472,3 +476,13 @@ def test_joining_a_gym_a_club_or_a_class_is_no_job(message):
 
 def test_joining_a_company_is_still_a_job():
     assert [c.value for c in extract("I just joined Stripe") if c.attribute == "employer"] == ["Stripe"]
+
+
+# "no" that answers is no part of a fact; "no" that quantifies is the fact
+@pytest.mark.parametrize("message, sentence", [
+    ("no more friday deploys", "No more friday deploys."),
+    ("No, my sister lives in Rome.", "User's sister lives in Rome."),
+    ("no the meeting is on Tuesday", "The meeting is on Tuesday."),
+])
+def test_no_that_answers_is_dropped_and_no_that_quantifies_is_kept(message, sentence):
+    assert [c.text for c in extract(message)] == [sentence]

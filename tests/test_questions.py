@@ -201,6 +201,10 @@ def test_contrast_mismatch(query, memory, expected):
     ("how tall is my son?", "User's son is 1.80 m.", False),
     ("what's my current weight?", "User wants to lose weight.", True),
     ("what's my weight?", "User weighs 72 kg.", False),
+    # an hour said bare after a word of time answers "when"; a count of people does not
+    ("when is my standup?", "User's standup is at 10.", False),
+    ("when do I walk the dog?", "Dog walks are at 6 now.", False),
+    ("when is the party?", "User invited 10 people to the party.", True),
     ("how far is my commute?", "User cycles to work.", True),
     ("how do I get to work?", "User cycles to work.", False),  # no measure asked
     # "where" asks for a place: a preposition of place, a name or a place word

@@ -32,7 +32,11 @@ _TIME = re.compile(
     # "May" is a month only beside a day's number ("May 8", "the 8th of May"); a date may be written with slashes
     r"may \d{1,2}|\d{1,2}(?:st|nd|rd|th)? (?:of )?may|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
     # a year after a word that says when ("in 2022", "since 2019"); "from 1900 to 2100 euros" is an amount
-    r"(?:in|since|until|till|during) (?:19|20)\d\d)\b",
+    r"(?:in|since|until|till|during) (?:19|20)\d\d|"
+    # an hour said bare after "at" ("dog walks are at 6 now"); not a count, a measure, an age or an address
+    r"(?:at|by|around|till|until) (?:half )?(?:[01]?\d|2[0-3])(?:[:.]\d\d)?(?![\d:%]|[.,]\d)"
+    r"(?!\s*(?:percent|kg|km|mi|miles|people|euros?|dollars?|pounds?|quid|k|m|grand|times|of|per|a|an|years?|"
+    r"months?|weeks?|days?|minutes?|mins?|hours?|stars?|points?)\b)(?!\s+(?-i:[A-Z])))\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")

@@ -143,7 +143,10 @@ _TIME_PREPOSITION_BEFORE = re.compile(
 CUE_PREFIX = re.compile(
     r"^(?:(?:actually|correction|update|oops|sorry|scratch that|wait|no wait|oh wait|my bad|i meant|"
     r"i misspoke|to correct myself|let me correct that|small correction|quick correction|change of plans|"
-    r"never mind|nevermind|no|nope|not quite|turns out|as of (?:today|now|this week)|these days|nowadays|"
+    r"never mind|nevermind|nope|"
+    # "no" that answers, not "no more friday deploys", "no meat for me"
+    r"no(?=\s*[,.!;:-]|\s+(?:i|i'm|im|it|it's|its|we|we're|my|our|the|that|that's|this|actually|wait|sorry|you|he|"
+    r"she|they)\b)|not quite|turns out|as of (?:today|now|this week)|these days|nowadays|"
     r"from now on|starting (?:today|now|next week)|now|currently|right now|at the moment|for now|"
     # chat's openers, which say how something is said, not what: "ngl radiohead is my favourite band"
     r"ngl|tbh|tbf|imo|imho|fwiw|btw|honestly|ok so|okay so|anyway|anyways|lol|omg)\b[\s,:;!.-]*)+",

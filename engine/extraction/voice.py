@@ -112,11 +112,22 @@ _NEW_HOLDER = re.compile(
     r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|\d[\w.]*)){0,2})(?P<rest>.*)$")
 
 
+# "ramen has overtaken sushi as my favourite food", "Lidl replaced Tesco as our supermarket": the role has a new
+# holder, said as "my favourite food is ramen now".
+_TAKES_ROLE = re.compile(
+    r"^(?P<new>[^,;]+?)\s+(?:(?:has|have|'s)\s+)?(?:overtaken|overtook|replaced|taken over from|took over from|"
+    r"dethroned|beaten|beat|edged out|knocked)\s+(?P<old>[^,;]+?)\s+as\s+(?P<role>(?:my|our)\s+[^,;.!?]+?)"
+    r"(?P<rest>\s*(?:[,;.!?].*)?)$", re.IGNORECASE)
+
+
 def unfold(clause: str) -> str:
-    """A clause said back to front or around its value, in its plain order: the three forms above."""
+    """A clause said back to front or around its value, in its plain order: the four forms above."""
     holder = _NEW_HOLDER.match(clause.strip())
     if holder:
         return f"my {holder['role']} is {holder['name']} now{holder['rest']}"
+    taken = _TAKES_ROLE.match(clause.strip())
+    if taken:
+        return f"{taken['role']} is {taken['new']} now{taken['rest']}"
     clause = _NAME_IS.sub(r"\1 is ", clause)
     cleft = _CLEFT.match(clause.strip())
     if cleft:
