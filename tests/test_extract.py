@@ -486,3 +486,16 @@ def test_joining_a_company_is_still_a_job():
 ])
 def test_no_that_answers_is_dropped_and_no_that_quantifies_is_kept(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
+
+
+# One's own thing said by its name is kept with one content word; a short agreement is not.
+@pytest.mark.parametrize("message, sentence", [
+    ("I have a Kindle.", "User has a Kindle."),
+    ("we got a PS5", "User got a PS5."),
+])
+def test_ones_own_named_thing_is_kept(message, sentence):
+    assert [c.text for c in extract(message)] == [sentence]
+
+
+def test_a_short_agreement_is_not_kept():
+    assert extract("I agree") == []

@@ -44,7 +44,13 @@ def informative(clause: str) -> bool:
         return False
     tokens = textlib.tokenize(clause)
     # Scripts without spaces (Japanese, Chinese) give one long token for a whole sentence.
-    return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6
+    return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6 or bool(_OWN_NAMED.match(clause.strip()))
+
+
+# One's own thing said by its name is worth keeping with one content word: "I have a Kindle", "I own a Tesla",
+# "we got a PS5"; not "I have a question".
+_OWN_NAMED = re.compile(r"^(?:i|we)(?:'ve)?\s+(?:(?:just|also|now|finally)\s+)?(?:have|own|got|bought|use|drive|ride)"
+                        r"\s+(?:(?:a|an|the|my|our|two|three)\s+)?(?-i:[A-Z][\w-]*|\w*\d\w*)\b", re.IGNORECASE)
 
 
 MAX_RULE_CLAUSE = 300
