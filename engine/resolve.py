@@ -194,6 +194,10 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
+    if cand.rule == "person_named":
+        # "for my friend Tom" after "for my friend Jenny": a person named in passing says the user has such a
+        # person, not that it is their only one
+        return Plan("created", multi=True, reason="a person named in passing replaces no one")
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
     taken = [n.memory.id for n in slot.single_holders]

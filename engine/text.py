@@ -79,11 +79,11 @@ def split_sentences(text: str) -> list[str]:
 
 # Words that can start a clause about the speaker; a comma or "and" before one of these starts a new fact.
 _CLAUSE_STARTERS = (
-    r"i|i'm|im|i've|i'd|i'll|my|we|we're|our|also|plus|and\s+i|and\s+my|but\s+i|but\s+my|"
+    r"i|i'm|im|me\s+and|i've|i'd|i'll|my|we|we're|our|also|plus|and\s+i|and\s+my|but\s+i|but\s+my|"
     r"the\s+(?:deadline|project|app|database|db|repo|repository|stack|budget|team|client|launch|release|demo|backend|frontend)"
 )
 _CLAUSE_SPLIT = re.compile(
-    rf"\s*(?:,|;|\s-\s|\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b|"
+    rf"\s*(?:,|;|\s-\s|(?<!\bme\s)\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b|"
     # news said without a verb, one after another: "new job at Canva, new flat in Sydney"
     rf"new\s+[a-z]+\s+(?:at|in|with|on)\s)", re.IGNORECASE
 )
@@ -91,9 +91,16 @@ _CLAUSE_SPLIT = re.compile(
 _CARRY_VERBS = (
     "work|live|love|like|use|have|own|play|speak|study|prefer|enjoy|hate|drive|am|was|moved|started|joined|"
     "switched|run|code|write|teach|eat|drink|go|went|got|plan|want|need|hope|intend|build|maintain|develop|"
-    "lead|manage|practice|practise|learn|read|watch|listen|ride|cook|bake|grew|was|had|visited|visit"
+    "lead|manage|practice|practise|learn|read|watch|listen|ride|cook|bake|grew|was|had|visited|visit|"
+    "swim|cycle|hike|walk|train|do|volunteer|coach|sing|dance|paint|draw|knit|surf|climb|ski|commute|sleep|wake"
 )
-_CARRY_SPLIT = re.compile(rf"\s*(?:,\s*and|\band)\s+(?=(?:{_CARRY_VERBS})\b)", re.IGNORECASE)
+_CARRY = (rf"\s+(?=(?:(?:usually|often|always|also|sometimes|normally|mostly)\s+)?(?:{_CARRY_VERBS})\b"
+          r"(?!\s+(?:is|was|are|were|'s)\b))")
+_CARRY_SPLIT = re.compile(rf"\s*(?:,\s*and|\band){_CARRY}", re.IGNORECASE)
+# ... and after a comma when the sentence says its speaker, "I'm 29, live in Glasgow"; a chat list without its "I"
+# ("cancelled puregym, joined the climbing wall instead") stays one clause, one change told in two steps.
+_CARRY_SPLIT_COMMA = re.compile(rf"\s*(?:,\s*and|\band|,){_CARRY}", re.IGNORECASE)
+_SAYS_SPEAKER = re.compile(r"^\s*(?:i|i'm|im|i've|we|we're)\b", re.IGNORECASE)
 
 
 # A dash sets a statement apart from what follows ("I'm vegan — any recipes?"); in a question, a
@@ -103,19 +110,33 @@ _QUESTION_SPLIT = re.compile(r",\s*(?=(?:what|which|how|any|can|could|should|wou
                              r"do you|does|did)\b)", re.IGNORECASE)
 
 
+# "Tom and I got married", "anna and I broke up": one subject of two people, which "and" must not split (the
+# clause would lose whom the user did it with). Said as "me and Tom", it stays one clause.
+_COMPOUND_SUBJECT = re.compile(r"(?:^|(?<=[,;:]))(?P<space>\s*)"
+                               r"(?P<other>(?:my|our)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?|[\w'-]+)"
+                               r"\s+and\s+(?:I|me)\b(?!')", re.IGNORECASE)
+
+
+def _compound_subject(match: re.Match[str]) -> str:
+    other = match["other"]
+    if other.casefold() in STOPWORDS or other.casefold() in _SMALL_TALK_WORDS:
+        return match.group(0)  # "yes and I ...", "so and I": not a person
+    return f"{match['space']}me and {other}"
+
+
 def split_clauses(sentence: str) -> list[str]:
     """Split a sentence into clauses that each state one thing.
 
     Splitting only happens before a word that starts a new statement about the speaker or the
     project, so lists ("I like cats and dogs") stay whole.
     """
-    pieces = _DASH_SPLIT.split(sentence)
+    pieces = _DASH_SPLIT.split(_COMPOUND_SUBJECT.sub(_compound_subject, sentence))
     if sentence.rstrip().endswith("?"):
         pieces = [q for p in pieces for q in _QUESTION_SPLIT.split(p)]
     parts = [p for piece in pieces for p in _CLAUSE_SPLIT.split(piece) if p and p.strip(" ,;")]
     clauses: list[str] = []
     for part in parts:
-        sub = _CARRY_SPLIT.split(part)
+        sub = (_CARRY_SPLIT_COMMA if _SAYS_SPEAKER.match(part) else _CARRY_SPLIT).split(part)
         clauses.append(sub[0])
         clauses.extend(f"I {s}" for s in sub[1:])
     cleaned = []

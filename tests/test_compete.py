@@ -3,6 +3,8 @@ they are about the same thing and their values are of the same kind, whatever sl
 Pure: no model, no store. The sentences are our own, not evaluation cases."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.extraction import Candidate
@@ -728,3 +730,11 @@ def test_an_hour_after_at_is_a_time(text, expected):
 
 def test_a_time_said_as_a_bare_hour_competes_with_a_clock_time():
     assert competes("User walks the dog at 7am.", "Dog walks are at 6 now, it's too hot later.")
+
+
+def test_a_person_named_in_passing_replaces_no_one():
+    jenny = mem(30, "note", "friend Jenny", "User's friend is called Jenny.", multi=True)
+    tom = replace(cand("note", "friend Tom", "User's friend is called Tom.", "my friend is called Tom", multi=True),
+                  rule="person_named")
+    plan = run(tom, (jenny, 0.9))
+    assert plan.action == "created" and plan.supersede_ids == []

@@ -469,13 +469,18 @@ def test_news_said_without_a_verb_are_facts_of_their_own():
 
 @pytest.mark.parametrize("message", [
     "I joined the climbing gym downtown.", "joined a choir last month", "I just joined the local running club",
+    "I joined the climbing wall near work",
 ])
 def test_joining_a_gym_a_club_or_a_class_is_no_job(message):
     assert all(c.attribute != "employer" and "works at" not in c.text for c in extract(message))
 
 
-def test_joining_a_company_is_still_a_job():
-    assert [c.value for c in extract("I just joined Stripe") if c.attribute == "employer"] == ["Stripe"]
+@pytest.mark.parametrize("message, employer", [
+    ("I just joined Stripe", "Stripe"), ("I joined the BBC last year", "the BBC"),
+    ("I joined a startup in Berlin", "a startup in Berlin"),
+])
+def test_joining_a_company_is_still_a_job(message, employer):
+    assert [c.value for c in extract(message) if c.attribute == "employer"] == [employer]
 
 
 # "no" that answers is no part of a fact; "no" that quantifies is the fact
@@ -499,3 +504,74 @@ def test_ones_own_named_thing_is_kept(message, sentence):
 
 def test_a_short_agreement_is_not_kept():
     assert extract("I agree") == []
+
+
+# "Tom and I ..." is one subject of two people: the fact keeps with whom, and a rule still reads what the user does.
+@pytest.mark.parametrize("message, attribute, sentence", [
+    ("Tom and I got married in June", "note", "User and Tom got married in June."),
+    ("anna and I broke up", "note", "User and anna broke up."),
+    ("My wife and I live in Porto", "location", "User lives in Porto. User and their wife live in Porto."),
+    ("great news, my sister and I are opening a bakery", "note", "User and their sister are opening a bakery."),
+])
+def test_someone_and_i_keeps_both(message, attribute, sentence):
+    assert [(c.attribute, c.text) for c in extract(message)] == [(attribute, sentence)]
+
+
+@pytest.mark.parametrize("message, sentences", [
+    ("Yes and I love it", ["User loves it."]),
+    ("I like cats and I hate dogs", ["User likes cats.", "User hates dogs."]),
+])
+def test_and_i_after_a_word_that_is_no_person_still_splits(message, sentences):
+    assert [c.text for c in extract(message)] == sentences
+
+
+# A statement that says only a verb and when leans on the question asked just before it in the message, and is
+# kept with it; a statement that says its own thing is kept as said.
+def test_a_statement_leaning_on_the_question_before_it_keeps_the_question():
+    [c] = extract("Is it ok to run with asthma? I was diagnosed last year.")
+    assert c.asked == "Is it ok to run with asthma?" and c.text == "User was diagnosed last year."
+
+
+@pytest.mark.parametrize("message", [
+    "What should I cook tonight? I love pasta.",  # a rule understood it
+    "Any tips for my knee? I hurt it skiing.",  # says its own thing
+    "I was diagnosed last year.",  # no question before it
+])
+def test_a_statement_saying_its_own_thing_keeps_no_question(message):
+    assert all(c.asked is None or c.asked == "" for c in extract(message))
+
+
+# A liking for a form of what the assistant writes is an instruction; a liking that only shares a word is not.
+@pytest.mark.parametrize("message, text", [
+    ("i prefer bullet points over long paragraphs", "User wants the assistant to use bullet points over long paragraphs."),
+    ("I prefer tables to walls of text", "User wants the assistant to use tables rather than walls of text."),
+    ("I hate emojis in replies", "User wants the assistant not to use emojis in replies."),
+])
+def test_a_liking_for_a_form_of_replies_is_an_instruction(message, text):
+    assert [(c.attribute, c.text) for c in extract(message)] == [("assistant_instruction", text)]
+
+
+@pytest.mark.parametrize("message", [
+    "I prefer tea over coffee", "I love reading long answers on reddit", "I like tables made of oak", "I like code",
+])
+def test_a_liking_that_only_shares_a_word_with_replies_stays_a_liking(message):
+    assert all(c.attribute in ("likes", "dislikes") for c in extract(message))
+
+
+def test_a_name_said_as_a_name_is_kept_once():
+    assert [c.text for c in extract("My wife is called Priya")] == ["User's wife is named Priya."]
+
+
+# A verb carried over a comma keeps the speaker: "I'm 29, live in Glasgow and work as a pharmacist" is three facts.
+@pytest.mark.parametrize("message, sentences", [
+    ("I'm 29, live in Glasgow and work as a pharmacist.",
+     ["User is 29 years old.", "User lives in Glasgow.", "User works as a pharmacist."]),
+    ("I run on Tuesdays, swim on Thursdays and do yoga at the weekend.",
+     ["User runs on Tuesdays.", "User swims on Thursdays.", "User does yoga at the weekend."]),
+    ("I live in Leeds, work is 5 min away", ["User lives in Leeds, work is 5 min away."]),  # "work" is a noun
+    # a chat list without its "I" is one change told in two steps
+    ("cancelled puregym, joined the climbing wall near work instead",
+     ["User cancelled puregym, joined the climbing wall near work instead."]),
+])
+def test_a_verb_after_a_comma_carries_the_speaker(message, sentences):
+    assert [c.text for c in extract(message)] == sentences

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from .. import text as textlib
 from .candidate import Candidate
 from .requests import instruction, unwrap
+from .handlers import Found
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import CORRECTION_CUES, IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
@@ -88,6 +89,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     people: list[Candidate] = []  # named inside questions and requests
+    question = ""  # the question the sentence before asked, if it asked one
     for sentence in _pronouns_resolved([_kin_named(s) for s in textlib.split_sentences(textlib.normalize(message))]):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
@@ -108,8 +110,32 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
         # facts of the message's other sentences ("Any tips for my trip to Kyoto? I'll be there a week.").
         if not from_sentence and not _only_names(sentence, named):
             from_sentence = _request_as_note(sentence, subject_key, S)
+        if question:
+            from_sentence = _said_after(from_sentence, question)
+        question = sentence.strip() if sentence.rstrip().endswith("?") else ""
         candidates.extend(from_sentence)
     return _dedupe(candidates + people)
+
+
+# What a statement leaves unsaid when it leans on the question before it: "Is it ok to run with asthma? I was
+# diagnosed last year." names the asthma only in the question.
+_LEANING_WORDS = frozenset("it one them that this last year years month months week weeks ago yesterday today "
+                           "recently since for about".split())
+
+
+def _leans(clause: str) -> bool:
+    words = [w.casefold() for w in re.findall(r"[\w']+", clause)]
+    content = [t for t in textlib.tokenize(clause) if t not in _LEANING_WORDS]
+    return len(content) <= 1 and bool(words) and words[0] in ("i", "i'm", "i've", "we", "we've", "i'd")
+
+
+def _said_after(candidates: list[Candidate], question: str) -> list[Candidate]:
+    """A statement no rule understood that says only a verb and when ("I was diagnosed last year") is kept with
+    the question the user asked just before it, as a reply is kept with the question it answers."""
+    for n, cand in enumerate(candidates):
+        if not cand.understood and not cand.asked and _leans(cand.clause):
+            return [*candidates[:n], replace(cand, asked=question), *candidates[n + 1:]]
+    return candidates
 
 
 def _only_names(sentence: str, named: list[Candidate]) -> bool:
@@ -227,6 +253,36 @@ def _request_as_note(message: str, subject_key: str, S: str) -> list[Candidate]:
                       clause=text, understood=False, rule="request")]
 
 
+# A liking for a form of what the assistant writes ("I prefer bullet points over long paragraphs", "I hate emojis
+# in replies") is how the assistant should answer: an instruction, in the words instructions are kept in. Every
+# word of the value must be of that form: "tables made of oak", "reading long answers on reddit" are not.
+_REPLY_FORM_WORDS = frozenset("""
+bullet bullets bulleted point points list lists numbered paragraph paragraphs table tables heading headings headers
+markdown emoji emojis emoticons code example examples snippet snippets block blocks sample samples short shorter
+long longer brief concise detailed simple plain formal casual answer answers reply replies response responses
+explanation explanations sentence sentences word words language english tl dr tldr tldrs summary summaries step
+by jargon wall walls of text exclamation marks over to than rather instead in with and or the a an lots more less
+fewer no
+""".split())
+_REPLY_FORM = re.compile(r"\b(?:bullet|bullets|paragraphs?|tables?|headings?|markdown|emojis?|answers?|replies|"
+                         r"code (?:examples?|snippets?|blocks?)|responses?|explanations?|summaries|jargon|tl;?drs?)\b",
+                         re.IGNORECASE)
+
+
+def _as_instruction(found: Found, S: str) -> Found:
+    value = found.value.rstrip(".")
+    if (found.attribute not in ("likes", "dislikes") or not _REPLY_FORM.search(value)
+            or not set(re.findall(r"[a-z]+", value.casefold())) <= _REPLY_FORM_WORDS):
+        return found
+    wish = "to use" if found.attribute == "likes" else "not to use"
+    value = re.sub(r"\bto\b", "rather than", value)  # "prefer tables to walls of text"
+    return replace(found, attribute="assistant_instruction", type="preference", subject="user",
+                   text=f"{S} wants the assistant {wish} {value}.", rule=f"{found.rule} (instruction)")
+
+
+_TOGETHER = re.compile(r"^me and (?:(?:my|our)\s+)?[\w'-]+\s+(?P<rest>.+)$", re.IGNORECASE)
+
+
 def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_sentence: bool) -> list[Candidate]:
     original = clause.strip()
     clause = textlib.strip_leading_filler(original)
@@ -242,7 +298,11 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
     cue = bool(UPDATE_CUES.search(original)) or cue_in_sentence
     # Rules are for sentences people say; a very long clause goes straight to the fallback, which
     # also keeps matching time linear in the length of the message.
-    found = apply_rules(clause, S, P) if len(clause) <= MAX_RULE_CLAUSE else []
+    # "me and my wife live in Porto": the rules read what the user does ("I live in Porto"); the fact keeps with
+    # whom beside it.
+    together = _TOGETHER.match(clause)
+    rule_clause = f"I {together['rest']}" if together else clause
+    found = apply_rules(rule_clause, S, P) if len(clause) <= MAX_RULE_CLAUSE else []
     negated = None
     if not found and len(clause) <= MAX_RULE_CLAUSE:
         neg = _NEGATION.match(clause)
@@ -257,6 +317,7 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
         found = negated or []
     out: list[Candidate] = []
     for f in found:
+        f = _as_instruction(f, S)
         slot = SLOTS.get(f.attribute)
         subject = f.subject or (slot.subject if slot and slot.subject != "user" else subject_key)
         mem_type = f.type or (slot.type if slot else "fact")
@@ -264,7 +325,9 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
         if subject.startswith("event:"):
             mem_type, multi, slot = "event", False, SLOTS["event"]
         text = f.text or third_person(clause, S)
-        if f.text and _when_left_out(clause, f.text):
+        if f.text and together:
+            text = f"{text} {third_person(clause, S)}"
+        elif f.text and _when_left_out(clause, f.text):
             # "I moved to Canada in 2019" is "User lives in Canada."; the year is the user's answer to "when did I
             # move?", so their sentence stays beside the fact.
             text = f"{text} {third_person(clause, S)}"
