@@ -18,8 +18,9 @@ from .text import STOPWORDS
 
 _HISTORY_CUES = re.compile(
     r"\b(?:before|used to|use to|previously|previous|originally|original|formerly|former|earlier|"
-    r"in the past|prior|back then|at first|anymore|no longer|changed from|old (?:address|job|city|name|"
-    r"employer|one|place|phone|email|number))\b",
+    r"in the past|prior|back then|at first|anymore|no longer|changed from|"
+    # "my old rent", "the old one"; not "how old am I?"
+    r"(?<!how )old(?! (?:am|is|are|was|were|will|do|does|did)\b))\b",
     re.IGNORECASE,
 )
 

@@ -113,6 +113,9 @@ CHANGE_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS})\b")
 # Saying that a value changed, for a memory about the same thing with a value of the same kind. Whole words ("new"
 # is not in "newsletter"); an amount word may take an "s" ("the landlord raises it").
 OPEN_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS}|(?:{_AMOUNT_CHANGE_WORDS})s?)\b")
+# Saying that something one was doing is done, and a memory of something going on ("User is reading Dune").
+_ENDED = re.compile(r"\b(?:finished|completed|done with|wrapped up|through with)\b", re.IGNORECASE)
+_ONGOING = re.compile(r"\b(?:is|are|am)\s+(?:(?:currently|still|now|slowly)\s+)?\w+ing\b", re.IGNORECASE)
 # A sentence said to the listener ("you'll love your new flat"), kept in its own words when no rule read it.
 _ADDRESSED = re.compile(r"\b(?:you|you'll|you're|you've|you'd|your|yours)\b", re.IGNORECASE)
 
@@ -380,6 +383,13 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                                                               sentence=n.memory.attribute == CATCH_ALL)]
         if named:
             return named, looked, "the message names this memory's value with a switch"
+    if _ENDED.search(cand.clause):
+        # "finished dune!!" after "User is reading Dune": what one was doing and is done with is no longer so
+        ended = [n.memory.id for n in mine if _ONGOING.search(n.memory.text) and _same_subject(n.memory, cand)
+                 and names_old_value(n.memory.value, cand.clause, new_value,
+                                     sentence=n.memory.attribute == CATCH_ALL)]
+        if ended:
+            return ended, looked, "the message says an activity this memory has going on is done"
     if named_only:
         return [], looked, ""
     for n in mine:

@@ -89,8 +89,32 @@ def rank(candidates: list[Hit], *, alpha: float, importance_weight: float, thres
         answerable = len(near) >= 2 and pooled(near) >= threshold
     floor = threshold - companion_margin if answerable else threshold
     passing = [h for h in scored if h.score >= floor]
+    if not current_first:
+        passing = _past_before_present(passing)
     misses = [h for h in scored if h.score < floor][:BELOW_THRESHOLD_SHOWN]
     return passing[:top_k], misses, scored
+
+
+def _past_before_present(hits: list[Hit]) -> list[Hit]:
+    """A question about the past ("where did I live before York?", "where did I use to work?") is answered by
+    what was replaced, not by what replaced it: a superseded memory goes just before its replacement when both
+    are served, whatever their scores (the replacement matches the question's words as well or better)."""
+    served = {h.memory.id for h in hits}
+    before: dict[int, list[Hit]] = {}
+    for h in hits:
+        replacement = h.replaced_by_memory
+        if h.historical and replacement is not None and replacement.id in served:
+            before.setdefault(replacement.id, []).append(h)
+    if not before:
+        return hits
+    moved = {h.memory.id for group in before.values() for h in group}
+    ordered: list[Hit] = []
+    for h in hits:
+        if h.memory.id in moved:
+            continue
+        ordered.extend(before.get(h.memory.id, []))
+        ordered.append(h)
+    return ordered
 
 
 def rescore(result: RecallResult, *, threshold: float | None = None, alpha: float | None = None,

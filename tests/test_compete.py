@@ -738,3 +738,13 @@ def test_a_person_named_in_passing_replaces_no_one():
                   rule="person_named")
     plan = run(tom, (jenny, 0.9))
     assert plan.action == "created" and plan.supersede_ids == []
+
+
+def test_finishing_what_one_was_doing_ends_it_and_nothing_else():
+    reading = mem(31, "note", "I'm reading Dune", "User is reading Dune at the moment.", multi=True)
+    favourite = mem(32, "favorite_book", "Dune", "User's favorite book is Dune.")
+    done = cand("note", "I finished dune", "User finished dune.", "finished dune!!", understood=False, multi=True,
+                update_cue=False)
+    assert run(done, (reading, 0.5), (favourite, 0.5)).supersede_ids == [31]
+    # no activity going on: a favourite stays one
+    assert run(done, (favourite, 0.5)).supersede_ids == []

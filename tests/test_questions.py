@@ -9,7 +9,8 @@ pytestmark = pytest.mark.unit
 @pytest.mark.parametrize("query, expected", [
     ("Where did I live before?", True), ("What editor did I use to have?", True),
     ("What was my original deadline?", True), ("Where do I live?", False), ("How old am I?", False),
-    ("What's my first name?", False),
+    ("What's my first name?", False), ("What was my old rent?", True), ("How old is my daughter?", False),
+    ("How old was I when I moved?", False),
 ])
 def test_wants_history(query, expected):
     assert questions.wants_history(query) is expected

@@ -76,6 +76,20 @@ def test_current_facts_rank_first_unless_the_question_asks_about_the_past():
     assert [h.memory.id for h in current_first] == [2, 1]
 
 
+def test_a_question_about_the_past_gets_what_was_replaced_before_what_replaced_it():
+    leeds, york, other = hit(1, 0.55), hit(2, 0.81), hit(3, 0.7)
+    leeds.historical, leeds.replaced_by_memory = True, york.memory
+    asked_past, _, _ = rank([leeds, york, other], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5)
+    assert [h.memory.id for h in asked_past] == [1, 2, 3]
+    # a replacement that is not served leaves the order by score
+    alone, _, _ = rank([leeds, other], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5)
+    assert [h.memory.id for h in alone] == [3, 1]
+    # a question about now keeps current facts first
+    now, _, _ = rank([leeds, york, other], alpha=0.85, importance_weight=0.0, threshold=0.5, top_k=5,
+                     current_first=True)
+    assert [h.memory.id for h in now] == [2, 3, 1]
+
+
 def test_companions_come_along_only_when_the_question_is_answerable():
     answered, _, _ = rank([hit(1, 0.50), hit(2, 0.40), hit(3, 0.30)], alpha=0.85, importance_weight=0.0,
                           threshold=0.45, top_k=5, companion_margin=0.08)
