@@ -74,6 +74,17 @@ _CHANGED = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|act
                       re.IGNORECASE)
 
 
+# A plan or a present state said without "I'm" before its verb: "Moving to Madrid in June", "starting at KPMG on
+# monday", "living in Porto these days". Only with where or what it goes to, and never as the subject of a
+# sentence of its own ("Living in London is expensive").
+_DOING = re.compile(
+    r"^(?:(?:just|finally|currently|still|also|now|officially)\s+)?(?:moving|starting|heading|flying|going|leaving|"
+    r"travell?ing|relocating|switching|changing|joining|visiting|quitting|retiring|working|living|staying|studying|"
+    r"training|learning|reading|watching|playing|building|writing|taking|doing)\s+(?:to|at|in|into|on|for|from|with|"
+    r"a|an|the|my|our|back|home|abroad|out)\b(?!.*\b(?:is|are|was|were|has|have|had|helps|makes|sounds|seems|feels|"
+    r"looks|gets|keeps|gives|means|can|could|will|would|should|must|might)\b)", re.IGNORECASE)
+
+
 # News said without a verb: "new job at Canva", "a new flat in Sydney" is what the speaker got.
 _NEWS = re.compile(r"^(?:a\s+)?(?:brand\s+)?new\s+[a-z]+\s+(?:at|in|with|on)\s+\S", re.IGNORECASE)
 
@@ -87,6 +98,8 @@ def restore_dropped_subject(clause: str) -> str:
         return "I have " + stripped[:1].lower() + stripped[1:]
     if _NEWS.match(stripped):
         return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
+    if _DOING.match(stripped):
+        return "I'm " + stripped[:1].lower() + stripped[1:]
     match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped) or _CHANGED.match(stripped)
     if match is None:
         return clause
