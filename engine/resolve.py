@@ -71,7 +71,7 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, changes_value_of, competes, fills_same_role, in_place,
+from .extraction.compete import (changed_thing, changes_level_of, changes_value_of, competes, fills_same_role, in_place,
                                  measured_again, names_old_value, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
                                  value_kind_besides_when, value_kinds, values_differ)
@@ -91,7 +91,11 @@ SWITCH_CUES = CuePattern(
     r"shut down|"
     r"dropped|quit|stopped|migrat(?:ed|ing)|ported|renamed|rewr(?:ote|itten|iting)|retired|no longer|any\s?more|"
     r"instead|scratch|not .+ but|moved (?:[\w'-]+\s+){0,3}?(?:off|away from|on from)|got rid of|"
-    r"(?:not|never) going back to|done with|no going back)\b",
+    r"(?:not|never) going back to|done with|no going back|"
+    # a thing of one's own that is no more: "the thinkpad is dead", "the civic finally died", "got my bike stolen"
+    r"(?:is|was|'s) (?:finally |completely |totally )?(?:dead|gone|broken|kaput|toast|stolen|totalled|written off)"
+    r"(?=\s*(?:$|[,.;:!?)]|(?:now|for good|lol|so|and|but|after|since|last|this|yesterday)\b))|died|broke down|(?:got|was) stolen|"
+    r"gave away|given away|wrote off|totalled)\b",
 )
 # Saying that what holds is now another one. Rule 9 takes only these for a name or a time: the words that say an
 # amount went up or down ("grew", "raised") change no name ("grew up in Dublin").
@@ -396,6 +400,11 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         if _same_subject(n.memory, cand) and changes_value_of(cand.clause, n.memory.text):
             # the message names the memory's thing and what it became, whatever slot either was filed under
             return [n.memory.id], looked, "the message changes a thing this memory names into another of its kind"
+    levelled = [n.memory.id for n in mine if _same_subject(n.memory, cand) and changes_level_of(cand.clause, n.memory.text)]
+    if len(levelled) == 1:
+        # One memory of a plan, tier or subscription, and the message takes a level up or down: that one's level,
+        # under whichever slot it sits (one is on one plan of a thing, although "the tools" accumulate).
+        return levelled, looked, "the message takes the plan or tier this memory holds up or down"
     thing = changed_thing(cand.clause)
     if thing is not None:
         for n in mine:

@@ -85,7 +85,10 @@ _CLAUSE_STARTERS = (
 _CLAUSE_SPLIT = re.compile(
     rf"\s*(?:,|;|\s-\s|(?<!\bme\s)\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b|"
     # news said without a verb, one after another: "new job at Canva, new flat in Sydney"
-    rf"new\s+[a-z]+\s+(?:at|in|with|on)\s)", re.IGNORECASE
+    rf"new\s+[a-z]+\s+(?:at|in|with|on)\s|"
+    # what holds now, after what happened: "graduated in july, now working as a data analyst"
+    rf"now\s+(?:working|living|studying|teaching|training|based|renting|staying)\s+(?:as|at|in|for|with|near)\b)",
+    re.IGNORECASE
 )
 # "I live in Austin and work as a designer": a bare verb after "and" carries the same subject.
 _CARRY_VERBS = (

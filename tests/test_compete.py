@@ -9,7 +9,7 @@ import pytest
 
 from engine.extraction import Candidate
 from engine.extraction import SLOTS
-from engine.extraction.compete import (about_someone_else, changed_thing, changes_value_of, competes, measured_again,
+from engine.extraction.compete import (about_someone_else, changed_thing, changes_level_of, changes_value_of, competes, measured_again,
                                       names_old_value, names_slot, fills_same_role, names_subject, relation,
                                       renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
@@ -748,3 +748,21 @@ def test_finishing_what_one_was_doing_ends_it_and_nothing_else():
     assert run(done, (reading, 0.5), (favourite, 0.5)).supersede_ids == [31]
     # no activity going on: a favourite stays one
     assert run(done, (favourite, 0.5)).supersede_ids == []
+
+
+# A plan, tier or subscription taken up or down, with the thing named or left out; not a bigger flat, another
+# thing's upgrade, or a memory without a level.
+@pytest.mark.parametrize("clause, old, changes", [
+    ("bumped slack up to enterprise last month", "User is on the Team plan for Slack.", True),
+    ("I downgraded to basic, wasn't using half the features", "User is on the Pro plan.", True),
+    ("upgraded to premium", "User is on the free tier of Spotify.", True),
+    ("upgraded notion to the plus plan", "User is on the free plan of Notion.", True),
+    ("we knocked the gym membership down to off-peak", "User has the full membership at the climbing gym.", True),
+    ("we upgraded to a bigger flat", "User is on the Pro plan.", False),
+    ("upgraded python to 3.12", "User is on the Pro plan.", False),
+    ("upgraded to premium", "User uses Spotify.", False),
+    ("bumped the meeting up to 3pm", "User is on the Pro plan.", False),
+    ("moved the savings to the Marcus account", "User is on the Pro plan.", False),
+])
+def test_a_level_taken_up_or_down(clause, old, changes):
+    assert changes_level_of(clause, old) is changes

@@ -216,6 +216,8 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     ("upgraded notion to the plus plan", "User upgraded notion to the plus plan."),
     ("Quit smoking in March!", "User quit smoking in March."),
     ("signed up for a pottery class", "User signed up for a pottery class."),
+    ("Opened a Monzo account last week", "User opened a Monzo account last week."),
+    ("Retired in May after 30 years at the post office", "User retired in May after 30 years at the post office."),
     # a plan or a present state said without "I'm"
     ("Moving to Madrid in June for a new job", "User is moving to Madrid in June for a new job."),
     ("starting at KPMG on monday", "User is starting at KPMG on monday."),
@@ -580,3 +582,59 @@ def test_a_name_said_as_a_name_is_kept_once():
 ])
 def test_a_verb_after_a_comma_carries_the_speaker(message, sentences):
     assert [c.text for c in extract(message)] == sentences
+
+
+# A name that is also a common noun is the noun when "of" follows it.
+@pytest.mark.parametrize("value, slot", [
+    ("we bought a house on the edge of town", None), ("the mint of a coin", None),
+    ("I browse with Edge", "browser"), ("edge of tomorrow is my favourite film", None), ("I use Linux Mint", "os"),
+])
+def test_a_known_name_followed_by_of_is_a_common_noun(value, slot):
+    found = known_slot(value)
+    assert (found[0] if found else None) == slot
+
+
+# Having, renting or buying one's home says where one lives; a second home or one for someone else does not.
+@pytest.mark.parametrize("message, value, sentence", [
+    ("finally got my own place, a one-bed flat in Cardiff", "Cardiff", "User lives in Cardiff."),
+    ("We rent a small flat near the station.", "a small flat near the station",
+     "User lives in a small flat near the station."),
+    ("I found a flat in porto finally!!", "porto", "User lives in porto."),
+    ("got the keys to my apartment in Lyon last week, finally out of mum's place", "Lyon", "User lives in Lyon."),
+    ("I have my own flat near Hyde Park", "their own flat near Hyde Park",
+     "User lives in their own flat near Hyde Park."),
+])
+def test_ones_home_says_where_one_lives(message, value, sentence):
+    [c] = [c for c in extract(message) if c.attribute == "location"]
+    assert (c.value, c.text) == (value, sentence)
+
+
+@pytest.mark.parametrize("message", [
+    "we have a little beach house in Cadiz for the summers", "I have a flat in London I rent out",
+    "we bought a flat in Leeds for my daughter", "I own a holiday cottage in Cornwall",
+    "I got the keys to the office in Leeds",
+])
+def test_a_home_one_does_not_live_in_is_no_location(message):
+    assert "location" not in [c.attribute for c in extract(message)]
+
+
+# A move to a thing ("unlimited data", "the annual plan") is a change of that thing, not of where one lives.
+@pytest.mark.parametrize("message", ["moved to unlimited data when I renewed", "I moved to the annual plan",
+                                     "we moved to the pro tier last month"])
+def test_a_move_to_a_thing_is_no_location(message):
+    assert "location" not in [c.attribute for c in extract(message)]
+
+
+# What holds now, said after what happened, is a fact of its own ("..., now working as a data analyst").
+@pytest.mark.parametrize("message, expected", [
+    ("graduated in july, now working as a data analyst", ("job_title", "User works as a data analyst.")),
+    ("I left Leeds, now living in York", ("location", "User lives in York.")),
+    ("working as a barista for now", ("job_title", "User works as a barista.")),
+])
+def test_what_holds_now_after_what_happened(message, expected):
+    assert expected in [(c.attribute, c.text) for c in extract(message)]
+
+
+@pytest.mark.parametrize("message", ["I'm working as hard as I can", "I work as fast as possible"])
+def test_working_as_hard_is_no_job(message):
+    assert "job_title" not in [c.attribute for c in extract(message)]

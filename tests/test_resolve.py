@@ -172,6 +172,13 @@ def test_named_subject(text, about):
     ("I moved the meeting to Friday", False),
     ("Closed my HSBC account and opened one with Starling", True),
     ("we moved to Leeds in May", False),
+    # a thing of one's own that is no more
+    ("the thinkpad is dead, work gave me a macbook air", True),
+    ("the civic finally died last week", True),
+    ("my bike got stolen outside the station", True),
+    ("the old kettle broke down so we got a new one", True),
+    ("I'm dead tired today", False),
+    ("the gym is gone quiet since january", False),
 ])
 def test_moving_something_off_a_value_is_a_switch(clause, switch):
     from engine.resolve import SWITCH_CUES

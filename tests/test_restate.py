@@ -23,6 +23,13 @@ RESTATED = [
     # the change names what changed and repeats the old value beside it
     ("User's energy supplier is EDF.", "moved the energy bills over to Octopus, EDF kept overcharging",
      "User's energy supplier is Octopus.", "Octopus"),
+    # a plan taken up or down: its level word replaced, with or without the thing named
+    ("User is on the Pro plan.", "I downgraded to basic, wasn't using half the features", "User is on the basic plan.",
+     "basic"),
+    ("User is on the Team plan for Slack.", "we bumped slack up to enterprise last month",
+     "User is on the enterprise plan for Slack.", "enterprise"),
+    ("User is on the free plan of Notion.", "upgraded notion to the plus plan", "User is on the plus plan of Notion.",
+     "plus"),
 ]
 
 KEPT = [
@@ -32,6 +39,7 @@ KEPT = [
     ("User lives in Lyon.", "We replaced the kitchen with a new one."),
     ("User uses Trello for tasks.", "I switched to it"),
     ("User's phone is a Pixel 6.", "I moved the sofa from the hall to the living room."),
+    ("User pays for Spotify Premium Family.", "upgraded to the student tier"),  # no level word to put it in
     # "renamed the X to Y" renames the thing, whose old name is not a capitalised name here
     ("The team's Discord server is called cozy-corner.", "We renamed the Discord server to night-owls."),
 ]

@@ -341,6 +341,44 @@ def changes_value_of(clause: str, old_text: str) -> bool:
     return bool(thing) and thing <= old and bool((topic_words(match["target"]) - thing) & old)
 
 
+# A change of level: a plan, tier or subscription taken up or down ("bumped slack up to enterprise", "downgraded to
+# basic"), with the thing changed named or left out.
+_LEVEL_CHANGE = re.compile(
+    r"\b(?:(?:upgrad|downgrad)(?:ed|ing|e)(?:\s+(?:(?:the|my|our)\s+)?(?P<thing>[\w.-]+))??|"
+    r"(?:bump|mov|knock|push|kick)(?:ed|ing|e)?\s+(?:(?:the|my|our)\s+)?(?P<bumped>(?:[\w.-]+\s+){1,2}?)??(?:up|down))"
+    r"\s+(?:to|onto)\s+(?P<target>[^,;.!?]+)", re.IGNORECASE)
+# What has a level one holds once: "User is on the Pro plan", "User has the family subscription of Spotify".
+_LEVELLED = frozenset(_words("plan tier subscription membership package tariff bundle edition licence license"))
+_NOT_A_LEVEL = frozenset(_words("flat house car phone job room seat"))  # a bigger one of these is a new thing
+
+
+def new_level(clause: str) -> str | None:
+    """The level a clause takes something up or down to, as said ("enterprise last month"), or None."""
+    match = _LEVEL_CHANGE.search(clause)
+    return match["target"] if match else None
+
+
+def changes_level_of(clause: str, old_text: str) -> bool:
+    """Does a clause take up or down the level of what the old memory says one is on ("bumped slack up to
+    enterprise" after "User is on the Team plan for Slack"; "downgraded to basic" after "User is on the Pro plan")?
+    A thing named must be the memory's; the memory must hold a plan, tier, subscription or the like; and the new
+    level must not be another thing the memory does not name ("upgraded to a bigger flat")."""
+    match = _LEVEL_CHANGE.search(clause)
+    if match is None:
+        return False
+    old = topic_words(old_text)
+    if not _words(old_text) & _LEVELLED:
+        return False
+    thing = match["thing"] or match["bumped"]
+    named = set(textlib.tokenize(thing)) if thing else set()
+    if named and not named <= old:
+        return False
+    target = topic_words(match["target"]) - _NOT_TOPIC
+    # "to the family plan" names a level word; "to basic" names nothing else; "to a bigger flat" names a thing
+    return not (target - _LEVELLED - old) or bool(target & _LEVELLED) or len(target - _LEVELLED - old) == 1 and not (
+        _words(match["target"]) & _NOT_A_LEVEL)
+
+
 def _head_stem(words: str) -> str | None:
     stems = textlib.tokenize(words.split()[-1]) if words.split() else []
     return _SAME_THING.get(stems[0], stems[0]) if stems else None

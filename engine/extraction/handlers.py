@@ -54,11 +54,41 @@ def moved(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
         # A move in progress is a plan: where the user lives stays as it is until it happens.
         said = re.sub(r"[.!]+$", "", m["v"].strip())
         return Found("planned_move", v, f"{S} is {m['plan'].lower()} {m['back'] or ''}to {said}.")
+    if _NOT_A_PLACE.search(re.split(r"\b(?:when|after|because|since|as)\b", v)[0]):
+        return None  # a thing changed into another, which the clause says as a move
     old = None
     fm = re.match(r"(?P<new>.+?)\s+from\s+(?P<old>.+)$", v, re.IGNORECASE)
     if fm:
         v, old = clean_value(fm["new"]), clean_value(fm["old"])
     return Found("location", v, f"{S} lives in {v}.", replaced_value=old)
+
+
+# What one moves a thing to, not oneself: "moved to unlimited data", "moved to the annual plan".
+_NOT_A_PLACE = re.compile(
+    r"\b(?:data|plan|tier|tariff|contract|package|bundle|version|subscription|membership|account|team|role|"
+    r"position|shift|department|app|tool|provider|supplier|model|dose|dosage|diet|level|grade|class|course|"
+    r"unlimited|annual|monthly|yearly|premium|pro|free|basic)\b", re.IGNORECASE)
+# A home that is not where one lives: a second one, or one bought or rented for someone else or to let.
+_NOT_ONES_HOME = re.compile(
+    r"\b(?:holiday|summer|summers|beach|second|weekend|vacation|ski|investment|buy-to-let|rent (?:it )?out|"
+    r"renting (?:it )?out|to let|for (?:my|our|his|her|their) (?:mum|mom|mother|dad|father|parents|son|daughter|"
+    r"kids?|children|sister|brother|gran|grandma|grandmother|grandparents))\b", re.IGNORECASE)
+
+
+def home_in(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
+    """Having, renting or buying one's home says where one lives: "got my own flat in Cardiff",
+    "we rent a small flat near the station". Not a holiday home, nor one for someone else."""
+    if _NOT_ONES_HOME.search(clause):
+        return None
+    where = strip_when(clean_value(re.sub(r"(?:\s+(?:finally|at last|now|lol|haha))+\W*$", "",
+                                          re.split(r"[,;]", m["v"])[0], flags=re.IGNORECASE)))
+    if not where:
+        return None
+    if m["prep"].lower() == "in":
+        return Found("location", where, f"{S} lives in {where}.")
+    home = re.sub(r"\b(?:my|our)\b", "their", clean_value(m["home"]), flags=re.IGNORECASE)
+    v = f"{home[:1].lower()}{home[1:]} {m['prep'].lower()} {where}"
+    return Found("location", v, f"{S} lives in {v}.")
 
 
 def moved_from_to(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
@@ -90,6 +120,8 @@ def job(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = re.sub(r"^(?:an?|the)\s+", "", v, flags=re.IGNORECASE)
     # when it happened is not part of the job: "a junior dev finally", "a nurse at the clinic in May"
     v = TRAILING_WHEN.sub("", re.sub(r"\s+(?:finally|at last|now|again)$", "", v, flags=re.IGNORECASE)).strip() or v
+    if re.match(r"^(?:hard|fast|much|little|well|long|best|quickly|as|if|though)\b", v, re.IGNORECASE):
+        return None  # "I work as hard as I can": how, not as what
     return Found("job_title", v, f"{S} works as {article(v)} {v}.")
 
 

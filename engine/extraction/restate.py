@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 from .. import text as textlib
+from .compete import new_level
 from .voice import PAST_TENSE
 
 
@@ -66,6 +67,9 @@ def restate(old_text: str, clause: str) -> Restated | None:
             span = (_find(old_text, old) if old.casefold() not in _PRONOUNS
                     else _only_name(old_text, clause, named=True))
             return _put(old_text, span, new)  # naming a value this memory does not hold: not this memory's change
+    level = _level(old_text, clause)
+    if level is not None:
+        return level
     match = _TOPIC.search(clause) or _RENAMED_TO.search(clause)
     if match:
         new = _new_value(match.group("new"))
@@ -136,6 +140,31 @@ def _by_kind(old_text: str, clause: str) -> Restated | None:
         if len(new) == 1 and not maybe:
             return _put(old_text, old[0], new.pop(), inferred=True)
     return None
+
+
+# The level of a plan in a memory: the word before the level noun ("the Pro plan", "the free tier").
+_LEVEL_NOUN = r"(?:plan|tier|subscription|membership|package|tariff|bundle|edition|licen[cs]e)"
+_LEVEL_WORD = re.compile(rf"\b[\w+-]+(?=\s+{_LEVEL_NOUN}\b)", re.IGNORECASE)
+
+
+def _level(old_text: str, clause: str) -> Restated | None:
+    """A plan taken up or down ("downgraded to basic") against "User is on the Pro plan.": the level word
+    replaced ("User is on the basic plan."); a new level said with its noun ("to the plus plan") replaces the
+    old one's level word and noun."""
+    said = new_level(clause)
+    if said is None:
+        return None
+    new = _new_value(said)
+    spans = [m.span() for m in _LEVEL_WORD.finditer(old_text)]
+    if new is None or len(spans) != 1:
+        return None
+    new = _bare(new)
+    with_noun = re.match(rf"^(?P<level>.+?)\s+{_LEVEL_NOUN}$", new, re.IGNORECASE)
+    if with_noun:
+        new = with_noun["level"]
+    if len(new.split()) > 2:
+        return None
+    return _put(old_text, spans[0], new)
 
 
 def _bare(phrase: str) -> str:

@@ -172,6 +172,16 @@ RULES: tuple[Rule, ...] = (
              ("I moved from Lisbon to Porto", ("user", "location", "Porto")),
              ("We relocated from Leeds to Bristol last year", "User lives in Bristol."),
          ]),
+    Rule("home_in", "location", rf"^{_I}\s+{_NOW}(?:have|'ve got|have got|got|own|rent|rented|bought|purchased|found|moved into|'ve moved into|"
+         rf"have moved into|got the keys to)\s+(?P<home>(?:(?:my|our)\s+(?:own\s+)?|an?\s+|the\s+)?(?:(?!(?:to|of|for|my|our|the)\b)[\w-]+\s+){{0,3}}?"
+         rf"(?:place|flat|apartment|house|condo|studio|home|bungalow|cottage|loft|houseboat)(?:,\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
+         rf"(?:flat|apartment|house|condo|studio|bungalow|cottage|loft))?)\s+(?P<prep>in|near|on|by|off|close to|outside)\s+(?P<v>.+)",
+         handler=handlers.home_in, examples=[
+             ("I finally got my own flat in Cardiff", ("user", "location", "Cardiff")),
+             ("We bought a house in York", ("user", "location", "York")),
+             ("We rent a small flat near the station.", "User lives in a small flat near the station."),
+             ("we bought a house on the edge of town in March", ("user", "location", "a house on the edge of town")),
+         ]),
     Rule("home", "location", r"^(?:my (?:home|address|home address|city|location)(?: now)? is|home is(?: now)?)\s+(?:in\s+)?(?P<v>.+)",
          template="{S} lives in {v}.", examples=[
              ("My home is in Leeds", ("user", "location", "Leeds")),
@@ -192,7 +202,7 @@ RULES: tuple[Rule, ...] = (
              ("I work at Spotify", ("user", "employer", "Spotify")),
              ("I just joined Stripe", ("user", "employer", "Stripe")),
          ]),
-    Rule("job", "job_title", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working)\s+as|my (?:job|role|position|title|job title|profession|occupation) is|{_I}\s+{_NOW}(?:became|got promoted to|was promoted to|have become)|{_I}\s+{_NOW}(?:got|landed|found|took|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|role|position|gig)\s+as|{_I}\s+{_NOW}(?:started|began)\s+(?:working\s+)?as)\s+(?:an?\s+|the\s+)?(?P<v>.+)",
+    Rule("job", "job_title", rf"^(?:{_I}\s+{_NOW}(?:work|am working|'m working)\s+as|{_IM}\s+{_NOW}working\s+as|my (?:job|role|position|title|job title|profession|occupation) is|{_I}\s+{_NOW}(?:became|got promoted to|was promoted to|have become)|{_I}\s+{_NOW}(?:got|landed|found|took|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|role|position|gig)\s+as|{_I}\s+{_NOW}(?:started|began)\s+(?:working\s+)?as)\s+(?:an?\s+|the\s+)?(?P<v>.+)",
          handler=handlers.job, examples=[
              ("I work as a chef.", ("user", "job_title", "chef")),
              ("got a job as a junior dev finally!!", ("user", "job_title", "junior dev")),
@@ -335,10 +345,6 @@ RULES: tuple[Rule, ...] = (
     Rule("new_person", "*", r"^(?:i|we) (?:have|got|'ve got|have got) (?:an?\s+)?(?:new\s+)?(?P<rel>[a-z][\w -]{1,30}?)(?:\s+now)?(?:,|\s+and|\s+-)?\s+(?:(?:his|her|their) name is|(?:he|she|they)(?:'s| is| are) called|named|called)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)",
          handler=handlers.new_person, examples=[
              ("I have a new manager now, his name is Tomasz.", ("user", "manager", "Tomasz")),
-         ]),
-    Rule("bought_home", "location", r"^(?:i|we) (?:just\s+)?(?:bought|rented|purchased|found|got) (?:a|an|our|my) (?:new\s+)?(?:house|home|flat|apartment|condo|place) (?:in|near)\s+(?P<v>.+)",
-         template="{S} lives in {v}.", value=clean_when, examples=[
-             ("We bought a house in York", ("user", "location", "York")),
          ]),
     Rule("deploy", "hosting", r"^(?:(?:we|i) (?:deploy|host|ship|run)(?: it| the app| the site| the project| everything| our app| my app)?|(?:the|our|my) (?:app|site|project|api|service|backend|frontend) (?:is deployed|is hosted|runs|is running|lives))\s+(?:on|to|at|with|in)\s+(?P<v>.+)",
          handler=handlers.deploy, examples=[

@@ -120,7 +120,8 @@ KNOWN = {
     "theme": "dark mode|light mode|dark theme|light theme|solarized|dracula|gruvbox|monokai",
     "indentation": "tabs|spaces|\\d+[- ]space indent(?:ation)?",
 }
-KNOWN_RE = {slot: re.compile(rf"(?<![\w.])(?:{pat})(?![\w])", re.IGNORECASE) for slot, pat in KNOWN.items()}
+# A name that is also a common noun is that noun when "of" follows it: "the edge of town", "the mint of a coin".
+KNOWN_RE = {slot: re.compile(rf"(?<![\w.])(?:{pat})(?![\w])(?!\s+of\b)", re.IGNORECASE) for slot, pat in KNOWN.items()}
 
 
 def known_slot(value: str) -> tuple[str, str] | None:

@@ -69,7 +69,8 @@ _DONE = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actual
 # nurse at St Mary's" is a job).
 _CHANGED = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|actually)\s+)?(?:"
                       r"started|quit|stopped|joined|tried|finished|upgraded|downgraded|ditched|dropped|cancell?ed|"
-                      r"swapped|traded|switched|enrolled|adopted|booked|renewed|replaced|"
+                      r"swapped|traded|switched|enrolled|adopted|booked|renewed|replaced|graduated|retired|"
+                      r"relocated|emigrated|resigned|opened|closed|bumped|"
                       r"(?:signed|picked|took|gave|handed)\s+(?:up|in|on)|registered\s+(?:with|for|at|as))\s+\w",
                       re.IGNORECASE)
 
@@ -80,7 +81,7 @@ _CHANGED = re.compile(r"^(?:(?:just|finally|recently|already|officially|also|act
 _DOING = re.compile(
     r"^(?:(?:just|finally|currently|still|also|now|officially)\s+)?(?:moving|starting|heading|flying|going|leaving|"
     r"travell?ing|relocating|switching|changing|joining|visiting|quitting|retiring|working|living|staying|studying|"
-    r"training|learning|reading|watching|playing|building|writing|taking|doing)\s+(?:to|at|in|into|on|for|from|with|"
+    r"training|learning|reading|watching|playing|building|writing|taking|doing)\s+(?:to|at|in|into|on|for|from|with|as|"
     r"a|an|the|my|our|back|home|abroad|out)\b(?!.*\b(?:is|are|was|were|has|have|had|helps|makes|sounds|seems|feels|"
     r"looks|gets|keeps|gives|means|can|could|will|would|should|must|might)\b)", re.IGNORECASE)
 
