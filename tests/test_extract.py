@@ -638,3 +638,18 @@ def test_what_holds_now_after_what_happened(message, expected):
 @pytest.mark.parametrize("message", ["I'm working as hard as I can", "I work as fast as possible"])
 def test_working_as_hard_is_no_job(message):
     assert "job_title" not in [c.attribute for c in extract(message)]
+
+
+# A job title said alone with when it took effect is the speaker's job; a place or a thing said so is not.
+@pytest.mark.parametrize("message, value", [
+    ("got promoted! mid-level engineer as of this month", "mid-level engineer"),
+    ("team lead since March", "team lead"),
+])
+def test_a_title_since_a_date_is_the_speakers_job(message, value):
+    assert ("job_title", value) in [(c.attribute, c.value) for c in extract(message)]
+
+
+@pytest.mark.parametrize("message", ["the office since march is closed", "a new boss since monday",
+                                     "roadworks since tuesday on my street"])
+def test_a_thing_since_a_date_is_no_job(message):
+    assert "job_title" not in [c.attribute for c in extract(message)]

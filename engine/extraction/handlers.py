@@ -129,7 +129,8 @@ def job_identity(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = clean_value(m["v"])
     if not JOB_NOUNS.search(v) or len(v.split()) > 6:
         return None
-    v = re.sub(r"\s+(?:by trade|by profession)$", "", v)
+    v = re.sub(r"\s+(?:by trade|by profession|(?:as of|since|from|starting|effective)\s+.+)$", "", v,
+               flags=re.IGNORECASE)
     return Found("job_title", v, f"{S} works as {article(v)} {v}.")
 
 

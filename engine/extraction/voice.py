@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from .. import text as textlib
+from .vocabulary import JOB_NOUNS
 
 
 _MODALS = {"can", "could", "will", "would", "should", "must", "might", "may", "shall", "did", "was", "had",
@@ -90,6 +91,11 @@ _DOING = re.compile(
 _NEWS = re.compile(r"^(?:a\s+)?(?:brand\s+)?new\s+[a-z]+\s+(?:at|in|with|on)\s+\S", re.IGNORECASE)
 
 
+# A job title said alone with when it took effect: "mid-level engineer as of this month", "team lead since March".
+_TITLE_SINCE = re.compile(r"^(?:an?\s+)?(?P<title>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?=(?:as of|since|from|starting|"
+                          r"effective)\s+\w)", re.IGNORECASE)
+
+
 def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
@@ -97,6 +103,10 @@ def restore_dropped_subject(clause: str) -> str:
     if re.match(r"^been\s+\w", stripped, re.IGNORECASE):
         # "Been taking the train since January", "Been on oat lattes lately": what the speaker has been doing
         return "I have " + stripped[:1].lower() + stripped[1:]
+    title = _TITLE_SINCE.match(stripped)
+    if title and JOB_NOUNS.fullmatch(title["title"].split()[-1]):
+        return f"I'm now {article(title['title'])} " + stripped[title.start("title"):title.end("title")] + \
+            stripped[title.end("title"):]
     if _NEWS.match(stripped):
         return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
     if _DOING.match(stripped):
