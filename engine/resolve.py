@@ -71,8 +71,8 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (changed_thing, changes_level_of, changes_value_of, competes, fills_same_role, in_place,
-                                 measured_again, names_old_value, names_slot, names_subject, relation,
+from .extraction.compete import (ADDS, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role,
+                                 in_place, measured_again, names_old_value, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
                                  value_kind_besides_when, value_kinds, values_differ)
 from .extraction.voice import PAST_TENSE
@@ -117,6 +117,22 @@ CHANGE_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS})\b")
 # Saying that a value changed, for a memory about the same thing with a value of the same kind. Whole words ("new"
 # is not in "newsletter"); an amount word may take an "s" ("the landlord raises it").
 OPEN_CUES = CuePattern(rf"\b(?:{_CHANGE_WORDS}|(?:{_AMOUNT_CHANGE_WORDS})s?)\b")
+# Saying one has gone off a thing, with what one has instead these days ("been on oat lattes lately, flat whites feel
+# too strong", "audiobooks on the commute these days, podcasts got repetitive"): the thing named is replaced. Without
+# the word for "these days", or with "but"/"still", it is a complaint about something one keeps.
+_SOURED = re.compile(r"\b(?:got|gets|getting|feel|feels|felt|taste|tastes|are|is|was|were|became|become)\s+"
+                     r"(?:a bit\s+|way\s+|far\s+|so\s+|kind of\s+|kinda\s+)?(?:too\s+(?:strong|sweet|bitter|heavy|"
+                     r"rich|milky|salty|spicy|greasy|expensive|pricey|much)|boring|old|repetitive|stale|samey|tedious|bland|"
+                     r"meh)\b", re.IGNORECASE)
+_LATELY = re.compile(r"\b(?:lately|these days|nowadays|now|recently|anymore|any more)\b", re.IGNORECASE)
+_KEPT_ANYWAY = re.compile(r"\b(?:but|still|though|although|love|loving|enjoy|worth it)\b", re.IGNORECASE)
+
+
+def gone_off(clause: str) -> bool:
+    """Does a clause say one has gone off something, with "lately" or the like for what holds instead?"""
+    return bool(_SOURED.search(clause) and _LATELY.search(clause) and not _KEPT_ANYWAY.search(clause))
+
+
 # Saying that something one was doing is done, and a memory of something going on ("User is reading Dune").
 _ENDED = re.compile(r"\b(?:finished|completed|done with|wrapped up|through with)\b", re.IGNORECASE)
 _ONGOING = re.compile(r"\b(?:is|are|am)\s+(?:(?:currently|still|now|slowly)\s+)?\w+ing\b", re.IGNORECASE)
@@ -223,7 +239,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         targets = [m.id for m in slot.named_value]
         reason = f"the message names the replaced value {cand.replaced_value!r}" if targets else ""
     canonical = cand.attribute in SLOTS and not SLOTS[cand.attribute].multi
-    if not targets and canonical and not cand.multi and cand.understood and (slot.single_holders or others):
+    # "I also cycle to work on Fridays" beside "User drives to work": one more, said as one more, replaces nothing
+    adds = bool(ADDS.search(cand.clause)) and not cand.update_cue and not cand.correction
+    if not targets and canonical and not cand.multi and cand.understood and (slot.single_holders or others) and not adds:
         # One value per canonical single-valued slot: every active holder goes, also one an earlier
         # statement of this very message put there ("I live in Oslo. Actually I live in Bergen.").
         compared = [(n.memory.id, n.similarity) for n in slot.single_holders]
@@ -232,7 +250,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     if not targets and others:
         if not cand.multi and cand.understood:
             compared = [(n.memory.id, n.similarity) for n in holders]
-            targets = [n.memory.id for n in holders if canonical or n.similarity >= conflict_threshold]
+            targets = [n.memory.id for n in holders if (canonical or n.similarity >= conflict_threshold) and not adds]
             reason = ("a single-valued slot holds one value" if canonical else
                       f"same slot and at least {conflict_threshold} similar") if targets else ""
         elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute))
@@ -381,7 +399,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
     looked = [(n.memory.id, n.similarity) for n in mine]
     new_value = cand.value if cand.understood else ""
     # The value a switch names: "from Django to FastAPI" names Django; else the clause itself.
-    naming = cand.replaced_value or (cand.clause if SWITCH_CUES.search(cand.clause) else "")
+    naming = cand.replaced_value or (cand.clause if SWITCH_CUES.search(cand.clause) or gone_off(cand.clause) else "")
     if naming:
         named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value,
                                                               sentence=n.memory.attribute == CATCH_ALL)]

@@ -763,6 +763,9 @@ def test_finishing_what_one_was_doing_ends_it_and_nothing_else():
     ("upgraded to premium", "User uses Spotify.", False),
     ("bumped the meeting up to 3pm", "User is on the Pro plan.", False),
     ("moved the savings to the Marcus account", "User is on the Pro plan.", False),
+    ("upgraded to the family plan on Spotify", "User is on the Pro plan for Notion.", False),
+    ("bumped figma up to professional for the new hires", "User is on the free tier of Figma.", True),
+    ("upgraded to the family plan on Spotify", "User is on the student plan of Spotify.", True),
 ])
 def test_a_level_taken_up_or_down(clause, old, changes):
     assert changes_level_of(clause, old) is changes

@@ -653,3 +653,28 @@ def test_a_title_since_a_date_is_the_speakers_job(message, value):
                                      "roadworks since tuesday on my street"])
 def test_a_thing_since_a_date_is_no_job(message):
     assert "job_title" not in [c.attribute for c in extract(message)]
+
+
+# How one gets to work is one way at a time; going somewhere else by a vehicle, or sometimes, is not it.
+@pytest.mark.parametrize("message, mode", [
+    ("I ride my bike to work", "bike"), ("I drive to work.", "car"), ("we get into town by tram", "tram"),
+    ("I catch the train into London", "train"),
+])
+def test_how_one_commutes(message, mode):
+    assert [(c.attribute, c.value) for c in extract(message)] == [("commute", mode)]
+
+
+@pytest.mark.parametrize("message", ["I go to the gym by bike", "I take the bus when it rains",
+                                     "I drive a Renault Clio.", "I walked the dog to the park"])
+def test_a_trip_that_is_no_commute(message):
+    assert "commute" not in [c.attribute for c in extract(message)]
+
+
+# When said before who: the rules read the speaker first.
+@pytest.mark.parametrize("message, expected", [
+    ("Since two months I have my own flat in Porto.", ("location", "Porto")),
+    ("In March we moved to Leeds", ("location", "Leeds")),
+    ("Last year I started working at Google", ("employer", "Google")),
+])
+def test_when_said_before_the_speaker(message, expected):
+    assert expected in [(c.attribute, c.value) for c in extract(message)]

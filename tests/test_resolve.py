@@ -358,3 +358,19 @@ def test_the_same_role_named_again_with_a_cue_replaces_its_holder(new, nearest, 
 ])
 def test_slot_label_names_what_a_memory_is_the_value_of(memory, label):
     assert slot_label(memory) == label
+
+
+# Gone off a thing, with what holds these days: the thing named is replaced; a complaint about what one keeps is not.
+@pytest.mark.parametrize("clause, gone", [
+    ("been on oat lattes lately, flat whites feel too strong", True),
+    ("been having poke bowls for lunch lately, wraps got boring", True),
+    ("audiobooks on the commute these days, podcasts got repetitive", True),
+    ("flat whites feel too strong", False),  # no word for what holds these days
+    ("the gym got too busy lately but I still go", False),
+    ("Spanish is too hard sometimes", False),
+    ("Spanish grammar got too hard lately", False),  # hard, not gone off
+    ("lately the commute is too long, I love the job though", False),
+])
+def test_gone_off_a_thing(clause, gone):
+    from engine.resolve import gone_off
+    assert gone_off(clause) is gone

@@ -37,6 +37,17 @@ UPDATES = [
      "who is my insurer?", "Admiral", "insurer is Aviva"),
     (["My physio is Mr. Grant.", "the clinic changed hands, new physio is a lady called Hanne"],
      "who is my physio?", "Hanne", "Grant"),
+    # no word shared: one's home, one way to work, a plan's level, a thing that died, a thing gone off
+    (["I live with two flatmates in Hackney.", "got a studio flat in Peckham, moving in went fine"],
+     "where do I live?", "Peckham", "Hackney"),
+    (["I get the train to work.", "switched to cycling to work, the fares went up again"],
+     "how do I get to work?", "cycling", "train"),
+    (["We're on the free tier of Figma.", "bumped figma up to professional for the new hires"],
+     "what figma plan are we on?", "professional", "free tier"),
+    (["My phone is a Pixel 7.", "the pixel is dead, using my partner's old iphone for now"],
+     "what phone do I have?", "iphone", "Pixel 7"),
+    (["My go-to snack is crisps.", "been on rice cakes lately, crisps got too greasy"],
+     "what's my go-to snack?", "rice cakes", "snack is crisps"),
     # a time of day said in words; an amount with when it holds; a birthday said by its number
     (["I train at 6am.", "moved my training to lunchtimes, mornings were killing me"], "when do I train?",
      "lunchtimes", "6am"),
@@ -99,6 +110,10 @@ SIDE_BY_SIDE = [
     ("I work with Tom on the API.", "I work with Sara on the mobile app."),
     ("I went to a concert with Mel last week.", "I went to a museum with Jon on Sunday."),
     ("I bought a Kindle in March.", "I bought a Switch in July."),
+    # one more way to work, said as one more; a second home; a complaint about what one keeps
+    ("I drive to work.", "I also cycle to work on Fridays."),
+    ("I live in Madrid.", "we have a little beach house in Cadiz"),
+    ("I'm learning Spanish.", "Spanish grammar got too hard lately but I keep going"),
 ]
 
 

@@ -349,6 +349,8 @@ _LEVEL_CHANGE = re.compile(
     r"\s+(?:to|onto)\s+(?P<target>[^,;.!?]+)", re.IGNORECASE)
 # What has a level one holds once: "User is on the Pro plan", "User has the family subscription of Spotify".
 _LEVELLED = frozenset(_words("plan tier subscription membership package tariff bundle edition licence license"))
+_LEVEL_END = re.compile(r"\s+(?:for|because|as|since|after|when|so|but|last|this|next|from|with|now|today)\b.*$",
+                        re.IGNORECASE)
 _NOT_A_LEVEL = frozenset(_words("flat house car phone job room seat"))  # a bigger one of these is a new thing
 
 
@@ -373,10 +375,13 @@ def changes_level_of(clause: str, old_text: str) -> bool:
     named = set(textlib.tokenize(thing)) if thing else set()
     if named and not named <= old:
         return False
-    target = topic_words(match["target"]) - _NOT_TOPIC
+    said = _LEVEL_END.sub("", match["target"])  # "professional for the new hires": the level is "professional"
+    if set(textlib.tokenize(" ".join(w for w in said.split() if _NAME.match(w)))) - old:
+        return False  # "upgraded to the family plan on Spotify" is Spotify's plan, not this memory's
+    target = topic_words(said) - _NOT_TOPIC
     # "to the family plan" names a level word; "to basic" names nothing else; "to a bigger flat" names a thing
     return not (target - _LEVELLED - old) or bool(target & _LEVELLED) or len(target - _LEVELLED - old) == 1 and not (
-        _words(match["target"]) & _NOT_A_LEVEL)
+        _words(said) & _NOT_A_LEVEL)
 
 
 def _head_stem(words: str) -> str | None:
@@ -586,7 +591,7 @@ def restates(old_text: str, new_text: str) -> bool:
         return False  # told events accumulate
     said_of = old[:start]
     if (_own_thing_at(said_of, own) and _names_only(old_mid, old_text) and _names_only(new_mid, new_text)
-            and not _ADDS.search(new_text)):
+            and not ADDS.search(new_text)):
         return True  # "User keeps the passwords in 1Password", "gets the lenses from ...": where one's own thing is
     if (_HAVING | {"going"}) & set(frame):
         return False  # things had and plans ("is going to Spain in July") accumulate
@@ -603,7 +608,7 @@ def restates(old_text: str, new_text: str) -> bool:
 
 
 _DEMONSTRATIVES = frozenset("this that these those".split())
-_ADDS = re.compile(r"\b(?:also|too|as well|sometimes|occasionally|another|other)\b", re.IGNORECASE)
+ADDS = re.compile(r"\b(?:also|too|as well|sometimes|occasionally|another|other)\b", re.IGNORECASE)
 
 
 def _own_thing_at(frame: list[str], own: bool) -> bool:

@@ -281,6 +281,16 @@ def _as_instruction(found: Found, S: str) -> Found:
 
 
 _TOGETHER = re.compile(r"^me and (?:(?:my|our)\s+)?[\w'-]+\s+(?P<rest>.+)$", re.IGNORECASE)
+# When, said before who: "Since two months I have my own flat in Porto", "In March we moved to Leeds". The rules
+# read the speaker first ("I have my own flat in Porto since two months").
+_WHEN_FIRST = re.compile(r"^(?P<when>(?:since|for|last|this|in|from|as of|starting|over|during|these|nowadays|lately)"
+                         r"(?:\s+(?!(?:i|we|i'm|we're|i've|we've|my|our)\b)[\w'-]+){0,3}),?\s+"
+                         r"(?P<rest>(?:i|we|i'm|we're|i've|we've|im)\b.+)$", re.IGNORECASE)
+
+
+def _speaker_first(clause: str) -> str:
+    moved = _WHEN_FIRST.match(clause)
+    return f"{moved['rest']} {moved['when'][:1].lower()}{moved['when'][1:]}" if moved else clause
 
 
 def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_sentence: bool) -> list[Candidate]:
@@ -301,7 +311,7 @@ def _extract_clause(clause: str, subject_key: str, S: str, P: str, cue_in_senten
     # "me and my wife live in Porto": the rules read what the user does ("I live in Porto"); the fact keeps with
     # whom beside it.
     together = _TOGETHER.match(clause)
-    rule_clause = f"I {together['rest']}" if together else clause
+    rule_clause = f"I {together['rest']}" if together else _speaker_first(clause)
     found = apply_rules(rule_clause, S, P) if len(clause) <= MAX_RULE_CLAUSE else []
     negated = None
     if not found and len(clause) <= MAX_RULE_CLAUSE:

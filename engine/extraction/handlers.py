@@ -80,8 +80,9 @@ def home_in(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     "we rent a small flat near the station". Not a holiday home, nor one for someone else."""
     if _NOT_ONES_HOME.search(clause):
         return None
-    where = strip_when(clean_value(re.sub(r"(?:\s+(?:finally|at last|now|lol|haha))+\W*$", "",
-                                          re.split(r"[,;]", m["v"])[0], flags=re.IGNORECASE)))
+    where = re.split(r"[,;]|\s+(?:since|for|until|till|as of|from)\s", m["v"])[0]
+    where = strip_when(clean_value(re.sub(r"(?:\s+(?:finally|at last|now|lol|haha))+\W*$", "", where,
+                                          flags=re.IGNORECASE)))
     if not where:
         return None
     if m["prep"].lower() == "in":
@@ -89,6 +90,20 @@ def home_in(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     home = re.sub(r"\b(?:my|our)\b", "their", clean_value(m["home"]), flags=re.IGNORECASE)
     v = f"{home[:1].lower()}{home[1:]} {m['prep'].lower()} {where}"
     return Found("location", v, f"{S} lives in {v}.")
+
+
+# One word for each way of getting somewhere, whichever way it was said ("cycle in", "by bike", "biking to work").
+_MODES = {"cycle": "bike", "cycling": "bike", "bike": "bike", "biking": "bike", "bicycle": "bike", "e-bike": "e-bike",
+          "walk": "foot", "walking": "foot", "foot": "foot", "drive": "car", "driving": "car", "car": "car",
+          "run": "running", "running": "running", "scoot": "scooter", "scooter": "scooter", "motorbike": "motorbike",
+          "bus": "bus", "train": "train", "tube": "tube", "metro": "metro", "subway": "subway", "tram": "tram",
+          "ferry": "ferry"}
+
+
+def commute(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
+    """How one gets to work or around, one way at a time: "I cycle in now" replaces "I take the tube to the office"."""
+    mode = (m["v"] or m["v2"] or m["v3"] or m["v4"]).lower().split()[-1]
+    return Found("commute", _MODES.get(mode, mode))
 
 
 def moved_from_to(clause: str, m: re.Match[str], S: str, P: str) -> Handled:

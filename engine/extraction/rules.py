@@ -101,6 +101,10 @@ _I = r"(?:i|we)"
 _IM = r"(?:i'm|im|i am|we're|we are)"
 _NOW = r"(?:(?:now|currently|still|also|actually|just|recently|finally|really|officially|happily)\s+)*"
 
+# Where one commutes to, and what one commutes by.
+_WORKPLACE = r"(?:work|the office|(?:the\s+)?school|uni|college|campus|the studio|the hospital|the lab|the site)\b"
+_VEHICLE = r"(?:bus|train|tube|metro|subway|tram|car|bike|bicycle|e-bike|motorbike|scooter|ferry)"
+
 _LIVE = (
     rf"^(?:{_I}\s+{_NOW}(?:live|living|reside|residing|stay|staying|am living|'m living|am staying|am based|"
     rf"am located|have been living|'ve been living|'ve lived|have lived)|{_IM}\s+{_NOW}(?:living|based|located|"
@@ -181,6 +185,19 @@ RULES: tuple[Rule, ...] = (
              ("We bought a house in York", ("user", "location", "York")),
              ("We rent a small flat near the station.", "User lives in a small flat near the station."),
              ("we bought a house on the edge of town in March", ("user", "location", "a house on the edge of town")),
+         ]),
+    Rule("commute", "commute", rf"^{_I}\s+{_NOW}(?:(?:usually|normally|mostly|always|often)\s+)?(?:"
+         rf"(?:commute|get|go|travel|come|head)\s+(?:in(?:to\s+\w+)?\s+|to\s+{_WORKPLACE}\s+)?(?:by|on)\s+(?:the\s+)?(?P<v>{_VEHICLE}|foot)|"
+         rf"(?:take|catch|ride|get)\s+(?:the|a|my)\s+(?P<v2>{_VEHICLE})\s+(?:in\b|into\s+\w+|to\s+{_WORKPLACE})|"
+         rf"(?P<v3>cycle|bike|walk|drive|run|scoot)\s+(?:in\b|into\s+\w+|to\s+{_WORKPLACE})|"
+         rf"(?:switched|changed|moved|gone|went)\s+(?:over\s+)?to\s+(?:the\s+)?(?P<v4>cycling|biking|walking|driving|running|"
+         rf"{_VEHICLE})\s+(?:in\b|into\s+\w+|to\s+{_WORKPLACE}))",
+         handler=handlers.commute, examples=[
+             ("I take the tube to the office.", ("user", "commute", "tube")),
+             ("I cycle in every day now", ("user", "commute", "bike")),
+             ("I switched to cycling to work since spring.", ("user", "commute", "bike")),
+             ("I commute by bus.", ("user", "commute", "bus")),
+             ("we usually go to school on foot", ("user", "commute", "foot")),
          ]),
     Rule("home", "location", r"^(?:my (?:home|address|home address|city|location)(?: now)? is|home is(?: now)?)\s+(?:in\s+)?(?P<v>.+)",
          template="{S} lives in {v}.", examples=[

@@ -43,6 +43,7 @@ SLOTS: dict[str, Slot] = _slots(
     ("phone", "fact", False, 0.6, "phone number, mobile number"),
     ("timezone", "fact", False, 0.6, "time zone"),
     ("car", "fact", False, 0.5, "the car or vehicle the person drives"),
+    ("commute", "fact", False, 0.6, "how the person gets to work, school or around: by bus, train, bike, car or on foot"),
     ("allergies", "fact", True, 0.9, "allergies, allergic reactions to food or medicine, health constraints"),
     ("health", "fact", True, 0.7, "medical conditions, health, injuries, medication"),
     ("diet", "preference", False, 0.8, "diet: vegetarian, vegan, keto, gluten-free, food they do not eat"),
