@@ -103,6 +103,7 @@ _NOW = r"(?:(?:now|currently|still|also|actually|just|recently|finally|really|of
 
 # Where one commutes to, and what one commutes by.
 _WORKPLACE = r"(?:work|the office|(?:the\s+)?school|uni|college|campus|the studio|the hospital|the lab|the site)\b"
+_HOME = r"(?:flat|apartment|house|condo|studio|bungalow|cottage|loft|houseboat)"  # a place one lives in
 _VEHICLE = r"(?:bus|train|tube|metro|subway|tram|car|bike|bicycle|e-bike|motorbike|scooter|ferry)"
 
 _LIVE = (
@@ -178,8 +179,7 @@ RULES: tuple[Rule, ...] = (
          ]),
     Rule("home_in", "location", rf"^{_I}\s+{_NOW}(?:have|'ve got|have got|got|own|rent|rented|bought|purchased|found|moved into|'ve moved into|"
          rf"have moved into|got the keys to)\s+(?P<home>(?:(?:my|our)\s+(?:own\s+)?|an?\s+|the\s+)?(?:(?!(?:to|of|for|my|our|the)\b)[\w-]+\s+){{0,3}}?"
-         rf"(?:place|flat|apartment|house|condo|studio|home|bungalow|cottage|loft|houseboat)(?:,\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?"
-         rf"(?:flat|apartment|house|condo|studio|bungalow|cottage|loft))?)\s+(?P<prep>in|near|on|by|off|close to|outside)\s+(?P<v>.+)",
+         rf"(?:place|home|{_HOME})(?:,\s+(?:an?\s+)?(?:[\w-]+\s+){{0,3}}?{_HOME})?)\s+(?P<prep>in|near|on|by|off|close to|outside)\s+(?P<v>.+)",
          handler=handlers.home_in, examples=[
              ("I finally got my own flat in Cardiff", ("user", "location", "Cardiff")),
              ("We bought a house in York", ("user", "location", "York")),
