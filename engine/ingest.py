@@ -11,7 +11,7 @@ import numpy as np
 from . import extraction as extractlib
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
-from .resolve import Neighbour, Plan, SlotState, plan_candidate
+from .resolve import Neighbour, Plan, SlotState, plan_candidate, takes_the_place
 from .settings import Settings
 from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
@@ -105,8 +105,11 @@ class Ingest:
             logged = []
             for message, cands, vectors in batch:
                 message_id = self.ledger.insert_message(conn, message, now)
-                plans = [self._apply_candidate(conn, message.user_id, cand, vector, message_id, now)
-                         for cand, vector in zip(cands, vectors)]
+                plans, ended = [], None
+                for cand, vector in zip(cands, vectors):
+                    plans.append(self._apply_candidate(conn, message.user_id, cand, vector, message_id, now,
+                                                       after=ended))
+                    ended = (plans[-1][0], plans[-1][1])
                 status = overall_status(plans)
                 self.ledger.set_message_outcome(conn, message_id, status)
                 logged.append((message_id, status, plans, cands))
@@ -169,8 +172,14 @@ class Ingest:
                               cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
-                         vector: np.ndarray, message_id: int, now: str) -> tuple[Plan, int]:
+                         vector: np.ndarray, message_id: int, now: str,
+                         after: tuple[Plan, int] | None = None) -> tuple[Plan, int]:
+        """after: the plan of the message's previous fact and the memory it made."""
         plan = self.plan(conn, user_id, cand, vector, message_id)
+        if plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
+            # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
+            plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
+                           reason="what holds instead of what the message's previous fact ended")
         if plan.action == "confirmed":
             return plan, plan.confirmed_id
         if self.settings.restate_updates and len(plan.supersede_ids) == 1:

@@ -95,7 +95,10 @@ SWITCH_CUES = CuePattern(
     # a thing of one's own that is no more: "the thinkpad is dead", "the civic finally died", "got my bike stolen"
     r"(?:is|was|'s) (?:finally |completely |totally )?(?:dead|gone|broken|kaput|toast|stolen|totalled|written off)"
     r"(?=\s*(?:$|[,.;:!?)]|(?:now|for good|lol|so|and|but|after|since|last|this|yesterday)\b))|died|broke down|(?:got|was) stolen|"
-    r"gave away|given away|wrote off|totalled)\b",
+    r"gave away|given away|wrote off|totalled|cracked|smashed|shattered|stopped working|packed up|conked out|"
+    r"gave up the ghost|bit the dust|fell apart|"
+    # a thing thrown out, a person one parted from
+    r"ripped out|tore out|threw out|thrown out|binned|scrapped|axed|killed off|split up|broke up|divorced)\b",
 )
 # Saying that what holds is now another one. Rule 9 takes only these for a name or a time: the words that say an
 # amount went up or down ("grew", "raised") change no name ("grew up in Dublin").
@@ -203,6 +206,7 @@ class Plan:
     confirmed_id: int | None = None
     reason: str = ""  # which rule decided, for an ingest trace
     compared: list[tuple[int, float]] = field(default_factory=list)  # (memory id, similarity) looked at
+    ends: bool = False  # the fact says the memory it replaces is no more ("sold the Clio"), not what holds instead
 
 
 Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest the new fact, best first
@@ -304,8 +308,31 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     multi = cand.multi or any(mid not in targets for mid in taken)
     if not targets:
         reason = "kept beside the slot's current value" if taken else "nothing it replaces"
+    # A clause that only ends what it replaces ("sold the Clio", "sam and I broke up") leaves room for what holds
+    # instead, said next (takes_the_place).
+    ends = bool(targets) and not cand.understood and bool(_ENDING.search(cand.clause))
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
-                compared=compared)
+                compared=compared, ends=ends)
+
+
+ENDS_NAMED = "the message names this memory's value with a switch"
+ENDS_ACTIVITY = "the message says an activity this memory has going on is done"
+# What holds instead, said right after an ending: "Sold the Clio, I only have an e-bike now", "stopped seeing dr moore,
+# I see a counsellor called Aisha now", "finished dune!! started project hail mary".
+_ENDING = CuePattern(r"\b(?:sold|cancell?ed|quit|stopped|ditched|dropped|closed|retired|broke up|split up|divorced|"
+                     r"died|dead|finished|done with|gave up|got rid of|no longer|ripped out|binned|scrapped|left|"
+                     r"moved out|moved away from|stolen|broke|broken|cracked|written off|totalled)\b")
+_SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|we|we're|we've)\b", re.IGNORECASE)
+_HOLDS_INSTEAD = CuePattern(r"\b(?:now|instead|these days|nowadays|only|started|starting|switched|got|bought|"
+                            r"picked up|joined|using|went with|gone with|moved)\b")
+
+
+def takes_the_place(cand: Candidate, ended: Plan | None) -> bool:
+    """Is a fact what took the place of the memory the message's previous fact said was no more? Said by the
+    same person, with a word for what holds now, and replacing nothing of its own."""
+    said = cand.clause if cand.understood else cand.value  # a clause no rule read keeps its restored "I" as value
+    return (ended is not None and ended.ends and cand.subject == "user" and not cand.asked
+            and bool(_SPEAKER_FIRST.match(said.strip())) and bool(_HOLDS_INSTEAD.search(cand.clause)))
 
 
 def _another_named_person(old_text: str, new_text: str) -> bool:
@@ -404,14 +431,14 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         named = [n.memory.id for n in mine if names_old_value(n.memory.value, naming, new_value,
                                                               sentence=n.memory.attribute == CATCH_ALL)]
         if named:
-            return named, looked, "the message names this memory's value with a switch"
+            return named, looked, ENDS_NAMED
     if _ENDED.search(cand.clause):
         # "finished dune!!" after "User is reading Dune": what one was doing and is done with is no longer so
         ended = [n.memory.id for n in mine if _ONGOING.search(n.memory.text) and _same_subject(n.memory, cand)
                  and names_old_value(n.memory.value, cand.clause, new_value,
                                      sentence=n.memory.attribute == CATCH_ALL)]
         if ended:
-            return ended, looked, "the message says an activity this memory has going on is done"
+            return ended, looked, ENDS_ACTIVITY
     if named_only:
         return [], looked, ""
     for n in mine:

@@ -694,6 +694,10 @@ def test_renames_role_in_a_part_of_the_sentence(old, new, expected):
     ("User weighs 80kg.", "down to 74kg after the diet", True),
     ("User weighs 80 kg.", "I'm 76 kg now", True),
     ("User's commute is 12 miles.", "only 3 miles now we've moved", True),
+    # someone else changing the user's amount
+    ("User is on 20mg of citalopram.", "the doctor put me up to 30mg last week", True),
+    ("User takes 50mg of sertraline.", "my GP moved me to 100mg", True),
+    ("User weighs 80kg.", "the doctor told me to lose 5kg", False),
     # a thing named before the amount, another unit, the same amount, money and "k" (a salary, a run)
     ("User weighs 80kg.", "benched 100kg today", False),
     ("User runs 5k on Saturdays.", "down to 74kg", False),

@@ -177,6 +177,9 @@ def test_named_subject(text, about):
     ("the civic finally died last week", True),
     ("my bike got stolen outside the station", True),
     ("the old kettle broke down so we got a new one", True),
+    ("the kindle's screen cracked so I read on my ipad now", True),
+    ("ripped out jenkins, everything builds on GitHub Actions these days", True),
+    ("me and alex split up in march", True),
     ("I'm dead tired today", False),
     ("the gym is gone quiet since january", False),
 ])
@@ -374,3 +377,21 @@ def test_slot_label_names_what_a_memory_is_the_value_of(memory, label):
 def test_gone_off_a_thing(clause, gone):
     from engine.resolve import gone_off
     assert gone_off(clause) is gone
+
+
+# What holds instead of what the message's previous fact ended: said by the speaker, with a word for now.
+@pytest.mark.parametrize("message, takes", [
+    ("I'm seeing Chris now", True),
+    ("started project hail mary last night", True),
+    ("I only have an e-bike now", True),
+    ("my neighbour bought it", False),  # someone else's doing
+    ("it was a great car", False),
+    ("I loved that car", False),  # no word for what holds now
+])
+def test_what_takes_the_place_of_an_ending(message, takes):
+    from engine.extraction import extract
+    from engine.resolve import Plan, takes_the_place
+    [cand] = extract(message)
+    assert takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=True)) is takes
+    assert not takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=False))
+    assert not takes_the_place(cand, None)

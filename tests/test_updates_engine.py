@@ -48,6 +48,11 @@ UPDATES = [
      "what phone do I have?", "iphone", "Pixel 7"),
     (["My go-to snack is crisps.", "been on rice cakes lately, crisps got too greasy"],
      "what's my go-to snack?", "rice cakes", "snack is crisps"),
+    # an ending, then what holds instead, in one message: the second replaces the first
+    (["My piano teacher is Mrs. Lee.", "quit lessons with mrs lee, I learn with a teacher called Omar now"],
+     "who is my piano teacher?", "Omar", "Lee"),
+    (["My boyfriend is Sam.", "sam and I broke up, I'm seeing Chris now"], "who am I dating?", "Chris", "Sam"),
+    (["I'm on 40mg of omeprazole.", "my GP moved me down to 20mg"], "how much omeprazole do I take?", "20mg", "40mg"),
     # a time of day said in words; an amount with when it holds; a birthday said by its number
     (["I train at 6am.", "moved my training to lunchtimes, mornings were killing me"], "when do I train?",
      "lunchtimes", "6am"),
@@ -183,3 +188,13 @@ def test_a_change_understood_in_its_own_slot_is_stored_as_the_fact(engine):
     engine.ingest("We deploy the app on Heroku.", user_id="u")
     result = engine.ingest("Migrated to Render yesterday.", user_id="u")
     assert result.superseded_ids and result.memories[0].text == "User deploys the app on Render."
+
+
+@pytest.mark.parametrize("message", ["Sold the Golf, my neighbour bought it", "Sold the Golf. It was a great car"])
+def test_what_follows_an_ending_about_something_else_stays_beside(engine, message):
+    """What the next clause says of someone or something else is not what holds instead of the car."""
+    engine.ingest("I drive a Golf.", user_id="u")
+    result = engine.ingest(message, user_id="u")
+    ended, other = result.memories
+    assert result.superseded_ids == [1] and ended.supersedes == 1 and other.supersedes is None
+    assert {m.id for m in engine.list_memories(user_id="u")} >= {ended.id, other.id}

@@ -848,6 +848,9 @@ _UNIT_OF = {
 }
 _MEASURED = re.compile(r"(\d[\d.,]*)\s?(" + "|".join(sorted(_UNIT_OF, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 # What may stand before such an amount when the sentence names no thing it measures.
+# Someone else changing the user's amount: "the doctor put me up to 30mg", "they bumped it to 1200".
+_SOMEONE_CHANGED = re.compile(r"^\s*(?:the\s+|my\s+)?(?:[\w']+\s+){0,2}?(?:put|moved|upped|bumped|took|dropped|raised|"
+                              r"lowered|increased|reduced|cut|changed)\s+(?:me|us|it|them)\s+", re.IGNORECASE)
 _BARE_LEAD = frozenset("i i'm im am is user user's now finally only just down up back to at under over below above "
                        "almost nearly already officially about around roughly".split())
 
@@ -863,7 +866,8 @@ def measured_again(old_text: str, new_clause: str) -> bool:
     """Is a new clause only another amount in a unit the old memory measures something in ("down to 74kg after the
     diet" after "User weighs 80kg")? The clause may name nothing before the amount but who and the change."""
     match = _MEASURED.search(new_clause)
-    if match is None or not {w.casefold() for w in re.findall(r"[\w']+", new_clause[:match.start()])} <= _BARE_LEAD:
+    lead = _SOMEONE_CHANGED.sub("", new_clause[:match.start()]) if match else ""
+    if match is None or not {w.casefold() for w in re.findall(r"[\w']+", lead)} <= _BARE_LEAD:
         return False
     unit, amount = _UNIT_OF[match.group(2).casefold()], match.group(1).rstrip(".,")
     old = _measures(old_text)
