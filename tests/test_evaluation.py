@@ -19,6 +19,8 @@ from evaluation.checks import (CATEGORIES, HASH_SPLIT_CATEGORIES, SUPERSEDE_CATE
 from evaluation.runner import load_cases, percentile
 
 pytestmark = pytest.mark.integration
+# Categories of two-message updates, each with controls whose two facts must both stay.
+UPDATE_OR_CONTROL = ("updates_in_passing", "same_kind_updates", "amount_deltas")
 
 REPO = Path(__file__).resolve().parent.parent
 # The CI machine keeps the LoCoMo release next to the repository; it is CC BY-NC and never copied into the repo.
@@ -65,10 +67,10 @@ def test_cases_are_meaningful(all_cases):
             assert len(users) >= 2 and c.get("query_user_id") in users, c["id"]
         if c["category"] == "repeated_statements":
             assert "confirmed" in c["expected_statuses"], c["id"]
-        if c["category"] in ("updates_in_passing", "same_kind_updates"):  # an update, or a control whose two facts both stay
+        if c["category"] in UPDATE_OR_CONTROL:  # an update, or a control whose two facts both stay
             assert (c.get("forbidden") and c["expected_statuses"] == ["created", "superseded"]
                     or c["expected_statuses"] == ["created", "created"] and not c.get("forbidden")), c["id"]
-        if c["category"] in SUPERSEDE_CATEGORIES or c["category"] in ("updates_in_passing", "same_kind_updates") and c.get("forbidden"):
+        if c["category"] in SUPERSEDE_CATEGORIES or c["category"] in UPDATE_OR_CONTROL and c.get("forbidden"):
             assert c.get("forbidden") and "superseded" in c["expected_statuses"], c["id"]
             # the outdated value was said before the update and is not repeated by it
             texts = [(m if isinstance(m, str) else m["text"]).casefold() for m in c["messages"]]
