@@ -169,7 +169,8 @@ class Ingest:
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
                               open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
                               value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor,
-                              cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin)
+                              cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin,
+                              delta_floor=s.delta_floor if s.restate_updates else None)
 
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str,

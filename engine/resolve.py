@@ -56,6 +56,12 @@ between John and Maria nearly every sentence names one of them.
    carry a word of change: one that says an amount moved ("grew", "raised") changes no name ("grew up in
    Dublin"). Never a memory of an accumulating slot or someone else's; a sentence that names its own thing
    ("User's rent is 950 now") goes by that thing (rule 7).
+10. An amount said as how far it moved ("put the rent up by 75", "got a 4k raise", "knocked 5 dollars off my
+   phone plan", "10 more push-ups each morning now"; extraction/deltas.py) is no value of its own: it replaces the
+   nearest memory (at least `delta_floor` similar) about the same thing, of the same person, holding one amount in
+   a unit the change fits, and that memory is restated with the amount moved ("User's rent is 1275 a month."). With
+   no such memory, and for an amount said in comparison ("5 cheaper than my gym"), it replaces nothing: none of the
+   rules above reads its number as a new value ("User's rent is 75 a month.").
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -69,7 +75,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from .extraction import CATCH_ALL, SLOTS, Candidate, value_key
+from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (ADDS, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role,
                                  in_place, measured_again, names_old_value, names_slot, names_subject, relation,
@@ -216,8 +222,10 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                    conflict_threshold: float, cue_margin: float, slot_neighbours: int = 50,
                    cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
                    value_update_margin: float = 0.05, role_update_floor: float = 0.50,
-                   cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08) -> Plan:
-    """Decide what one new fact does (rules in the module docstring)."""
+                   cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08,
+                   delta_floor: float | None = 0.35) -> Plan:
+    """Decide what one new fact does (rules in the module docstring). `delta_floor` None: an amount said as how
+    far it moved replaces nothing (rule 10 off)."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
@@ -225,6 +233,10 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         # "for my friend Tom" after "for my friend Jenny": a person named in passing says the user has such a
         # person, not that it is their only one
         return Plan("created", multi=True, reason="a person named in passing replaces no one")
+    if cand.rule != "structured":
+        delta = deltas.find(cand.clause)
+        if delta is not None or deltas.compares(cand.clause):
+            return _moved(cand, delta, nearest(cue_neighbours), user_id, message_id, delta_floor)
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
     taken = [n.memory.id for n in slot.single_holders]
@@ -313,6 +325,29 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     ends = bool(targets) and not cand.understood and bool(_ENDING.search(cand.clause))
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
                 compared=compared, ends=ends)
+
+
+def _moved(cand: Candidate, delta: deltas.Delta | None, nearest: list[Neighbour], user_id: str, message_id: int,
+           floor: float | None) -> Plan:
+    """Rule 10: the memory whose one amount the clause says moved, or nothing."""
+    compared: list[tuple[int, float]] = []
+    if delta is not None and floor is not None:
+        for n in nearest:  # best first
+            memory = n.memory
+            if n.similarity < floor:
+                break
+            if memory.status != "active" or memory.user_id != user_id or memory.message_id == message_id:
+                continue
+            compared.append((memory.id, n.similarity))
+            if not _same_person(memory.text, cand) or _another_named_person(memory.text, cand.text):
+                continue  # "my sister got a 3k raise" moves nothing of the user's
+            if deltas.same_thing(memory.text, delta) and deltas.apply(memory.text, delta) is not None:
+                return Plan("superseded", supersede_ids=[memory.id], compared=compared,
+                            reason=f"the message says how far this memory's amount moved ({delta.said}); "
+                                   f"at least {floor} similar")
+    why = ("an amount said in comparison replaces nothing" if delta is None else
+           "an amount said as how far it moved, of no memory holding one amount of that thing")
+    return Plan("created", multi=True, reason=why, compared=compared)
 
 
 ENDS_NAMED = "the message names this memory's value with a switch"

@@ -92,6 +92,10 @@ class Settings(BaseSettings):
     # when at least this similar and no other such memory is within the margin below it. None turns it off.
     cued_update_floor: float | None = Field(0.45, ge=0.0, le=1.0)
     cued_update_margin: float = Field(0.08, ge=0.0, le=1.0)
+    # An amount said as how far it moved ("put the rent up by 75", "a 4k raise", resolve.py rule 10) replaces the
+    # nearest memory about the same thing holding one amount it fits, when at least this similar; that memory is
+    # restated with the amount moved. None: such a clause replaces nothing (its number is never read as a value).
+    delta_floor: float | None = Field(0.35, ge=0.0, le=1.0)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

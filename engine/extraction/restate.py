@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 from .. import text as textlib
+from . import deltas
 from .compete import new_level
 from .voice import PAST_TENSE
 
@@ -57,6 +58,11 @@ _MAX_VALUE_WORDS = 5
 def restate(old_text: str, clause: str) -> Restated | None:
     """The old memory restated with the value the clause puts in its place, and that value; None when
     the clause does not say both what was replaced in ``old_text`` and what replaced it."""
+    delta = deltas.find(clause)
+    if delta is not None:
+        # "put the rent up by 75": the number is how far the amount moved, never the amount (deltas.py)
+        moved = deltas.apply(old_text, delta)
+        return Restated(*moved) if moved is not None else None
     for pattern in _NAMED:
         match = pattern.search(clause)
         if match and not _RENAMED_THING.search(clause):
