@@ -678,3 +678,32 @@ def test_a_trip_that_is_no_commute(message):
 ])
 def test_when_said_before_the_speaker(message, expected):
     assert expected in [(c.attribute, c.value) for c in extract(message)]
+
+
+# A habit said in a few words is kept; a few words of talk or thought are not. Our own sentences, not eval cases.
+@pytest.mark.parametrize("message, text", [
+    ("I do pilates.", "User does pilates."),
+    ("i climb", "User climbs."),
+    ("I vape.", "User vapes."),
+    ("We compost.", "User composts."),
+    ("I don't cook.", "User doesn't cook."),
+    ("I never fly.", "User never flies."),
+    ("I usually commute.", "User usually commutes."),
+    ("I do crochet lol", "User does crochet."),
+    ("I write in Rust.", "User writes in Rust."),
+    ("I hike", "User hikes."),
+])
+def test_a_habit_said_short_is_kept(message, text):
+    assert [c.text for c in extract(message)] == [text]
+
+
+@pytest.mark.parametrize("message", [
+    "I see!", "I agree.", "I guess so.", "I suppose.", "I understand.", "I promise lol", "I wonder.", "I do.",
+    "I sure do", "I really do.", "I think so too.", "I get it.", "I bet.", "I mean it.", "I laughed.",
+])
+def test_a_few_words_of_talk_are_not_kept(message):
+    assert extract(message) == []
+
+
+def test_a_verb_of_thought_with_what_it_is_of_is_a_fact():
+    assert [c.text for c in extract("I understand Portuguese.")] == ["User understands Portuguese."]

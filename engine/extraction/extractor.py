@@ -18,7 +18,7 @@ from .handlers import Found
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import CORRECTION_CUES, IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
-from .voice import finish_sentence, person_names, restore_dropped_subject, third_person, unfold
+from .voice import PAST_TENSE, finish_sentence, person_names, restore_dropped_subject, third_person, unfold
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
 _NEGATION = re.compile(
@@ -40,9 +40,13 @@ def slot_of(attribute: str, mem_type: str | None = None) -> Slot | None:
 
 
 def informative(clause: str) -> bool:
-    """Worth keeping when no rule understood it: a statement with at least two content words."""
+    """Worth keeping when no rule understood it: a statement with at least two content words, or a habit said in
+    a few words ("I do yoga"); never a few words of talk or thought ("I suppose.", "I understand.")."""
     if textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
         return False
+    short = habit(clause)
+    if short is not None:
+        return short
     tokens = textlib.tokenize(clause)
     # Scripts without spaces (Japanese, Chinese) give one long token for a whole sentence.
     return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6 or bool(_OWN_NAMED.match(clause.strip()))
@@ -52,6 +56,40 @@ def informative(clause: str) -> bool:
 # "we got a PS5"; not "I have a question".
 _OWN_NAMED = re.compile(r"^(?:i|we)(?:'ve)?\s+(?:(?:just|also|now|finally)\s+)?(?:have|own|got|bought|use|drive|ride)"
                         r"\s+(?:(?:a|an|the|my|our|two|three)\s+)?(?-i:[A-Z][\w-]*|\w*\d\w*)\b", re.IGNORECASE)
+
+
+# A habit or practice said in a few words is a fact about the speaker ("I do yoga", "i cycle", "I code in Go", "I
+# don't drink", "we homeschool"), not chatter ("I see", "I guess", "I get it", "I do"): a verb in the present that
+# is not one of talk, thought or wanting, and "do" with what is done.
+_HABIT = re.compile(r"^(?:i|we)\s+(?:(?:also|still|usually|often|sometimes|mostly|mainly|really|actually|now|just|"
+                    r"don't|dont|do not|never|always|kinda|basically|regularly|sure|totally|definitely|absolutely|"
+                    r"so|too)\s+)*(?P<verb>[a-z]+)\b(?P<rest>[^?]*)$",
+                    re.IGNORECASE)
+_NOT_HABITS = frozenset("""
+see know agree guess think mean suppose promise understand bet hope wonder care get dunno believe imagine assume
+reckon doubt feel forget remember swear wish apologise apologize admit insist concur digress try am was will would
+can could should might must shall may have had need want like love hate prefer got go come win lose mind thank miss
+recall realise realize figure gotta wanna gonna hear say tell ask appreciate refuse confess object disagree protest
+am m ve ll d re also still just really did does lol""".split())
+_CHATTER_REST = frozenset("it that this so you them too lol haha then there right".split())
+
+
+def habit(clause: str) -> bool | None:
+    """A clause of a few words said by the speaker of themself: True for a habit or practice ("I do yoga", "I
+    cycle", "I code in Go"), False for talk or thought ("I suppose.", "I understand.", "I do."), None for any other
+    clause (the past, a longer statement, "I know Python": decided by its content words)."""
+    match = _HABIT.match(clause.strip(" .!,"))
+    if match is None or len(clause.split()) > 6:
+        return None
+    verb, rest = match["verb"].casefold(), match["rest"]
+    content = [w for w in textlib.tokenize(rest) if w not in _CHATTER_REST]
+    if verb == "do":
+        return bool(content)  # "I do yoga"; "I do.", "I sure do" answer something
+    if verb in _NOT_HABITS:
+        return None if content else False  # "I understand Spanish" is a fact; "I understand." is not
+    if verb in PAST_TENSE or (verb.endswith("ed") and len(verb) > 4):
+        return None
+    return True
 
 
 MAX_RULE_CLAUSE = 300
