@@ -41,13 +41,15 @@ CATEGORIES: dict[str, str] = {
     "same_kind_updates": "Updates With No Shared Word",
     "amount_deltas": "Amounts Changed By How Much",
     "short_habits": "Habits Said Short",
+    "slot_lookalikes": "Facts Near Another Slot",
 }
 # Categories written for issue 10. Their splits follow `hash_splits` (the older ones keep the group rule
 # described in evaluation/README.md); both were applied once, before any result was seen.
 HASH_SPLIT_CATEGORIES = ("facts_in_requests", "assistant_instructions", "verb_updates", "quantity_updates",
                          "relative_dates", "multi_relevant_questions", "third_party_facts", "unknown_near_misses",
                          "reworded_updates", "conversation_replies", "updates_in_passing",
-                         "same_kind_updates", "amount_deltas", "short_habits")
+                         "same_kind_updates", "amount_deltas", "short_habits",
+                         "slot_lookalikes")
 # Categories whose every case expects nothing served.
 UNKNOWN_CATEGORIES = ("unknown_answers", "unknown_near_misses")
 SPLITS = ("dev", "test")
@@ -55,7 +57,7 @@ STATUSES = ("created", "superseded", "confirmed", "ignored")
 EXPECTATION_KEYS = ("top1_contains", "top1_contains_any", "within_top_k", "forbidden", "expect_empty", "expected_statuses", "active_count")
 CASE_KEYS = {"id", "category", "split", "messages", "query", "query_user_id", "include_history", *EXPECTATION_KEYS}
 # Categories whose facts are meant to coexist: any supersede there is a false one.
-MULTI_VALUE_CATEGORIES = ("no_false_supersede", "multiple_relevant", "multi_fact_messages")
+MULTI_VALUE_CATEGORIES = ("no_false_supersede", "multiple_relevant", "multi_fact_messages", "slot_lookalikes")
 # Categories whose point is that an outdated value disappears from recall.
 SUPERSEDE_CATEGORIES = ("updated_information", "contradictions_corrections", "verb_updates", "quantity_updates",
                         "reworded_updates")
