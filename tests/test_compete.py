@@ -11,7 +11,7 @@ from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, changes_level_of, changes_value_of, competes, measured_again,
                                       names_old_value, names_slot, fills_same_role, names_subject, relation,
-                                      renames_role, restates, same_thing, slot_fits,
+                                      other_things, renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
                                       values_differ)
 from engine.model import Memory
@@ -187,9 +187,33 @@ def test_within_one_message_the_later_single_value_wins():
     ("we keep the whole thing in one big monorepo", "repository", False),
     ("my allergies flare up in spring", "allergies", True),
     ("I'm shipping a podcast app for runners", "framework", False),
+    # words of time, units and numbers are no topic: a salary "a year" is no age "in years"
+    ("I make 52k a year", "age", False),
+    ("we've been together 12 years", "age", False),
+    ("my age is none of your business", "age", True),
+    # an example said as a verb names no thing; said as a thing, it does
+    ("I run for charity every spring", "hobbies", False),
+    ("I bike for fun", "commute", False),
+    ("I'm training for a triathlon", "commute", False),
+    ("I mostly get there by bike", "commute", True),
+    ("the bus is quickest for me", "commute", True),
 ])
 def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
     assert slot_fits(clause, slot, SLOTS[slot].description) is fits
+
+
+@pytest.mark.parametrize("old, new, other", [
+    ("User's phone bill is 30 a month.", "User's phone number is 07700 900123.", True),
+    ("User's water bill is 40 dollars a month.", "User's water filter is a Brita.", True),
+    ("User's gym membership is 35 a month.", "User's gym is PureGym.", True),
+    ("User's phone bill is 30 a month.", "User's phone bill is 35 a month now.", False),  # one thing
+    ("User's favorite band is Blur.", "The 1975 are User's fav band now.", False),  # said of a name
+    ("User's phone bill is 30 a month.", "Tom's phone number is 07700 900123.", False),  # another owner
+])
+def test_two_head_nouns_are_two_things(old, new, other):
+    assert other_things(old, new) is other
+    if other:
+        assert not competes(old, new)
 
 
 def test_a_name_said_in_passing_is_not_a_switch():

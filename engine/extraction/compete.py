@@ -259,6 +259,8 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
     people nearly every sentence names them, so a shared name says nothing of a shared topic."""
     if names_another_of_its_kind(old_text, new_text):
         return True
+    if other_things(old_text, new_text):
+        return False
     shared = (topic_words(old_text) & topic_words(new_text)) - people
     if not shared:
         return False
@@ -477,14 +479,36 @@ def about_someone_else(text: str) -> bool:
 
 
 def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> bool:
-    """May a clause no rule understood be filed under this slot? Only when it shares a word with the
-    slot's name or description: "I usually swim at 7pm" is nearest to "time zone" by meaning, but
-    nothing in it is a time zone, so it stays a note. Never when its memory sentence (`text`) is about
-    someone else: the user's slots hold the user's facts."""
+    """May a clause no rule understood be filed under this slot? Only when it shares a topic word with the slot's
+    name or the description's words before its examples, or names one of the examples as a thing: "I usually swim
+    at 7pm" is nearest to "time zone" by meaning, but nothing in it is a time zone, so it stays a note. Words of
+    time, units and numbers are no topic ("I earn 48k a year" is no age "in years"), and an example said as a verb
+    names no thing ("I train for 10k races" is no commute "by train"; "I'm training with Dana" neither). Never when
+    its memory sentence (`text`) is about someone else: the user's slots hold the user's facts."""
     if text and about_someone_else(text):
         return False
-    words = _words(slot_name.replace("_", " ") + " " + description) - _GENERIC_DESCRIPTION_WORDS
-    return bool({_SAME_THING.get(w, w) for w in _words(clause)} & {_SAME_THING.get(w, w) for w in words})
+    head, _, examples = description.partition(":")
+    words = _slot_words(slot_name.replace("_", " ") + " " + head) - _GENERIC_DESCRIPTION_WORDS
+    if _slot_words(clause) & words:
+        return True
+    said = [w.casefold() for w in re.findall(r"[\w'-]+", clause)]
+    named = {w.casefold() for w in re.findall(r"[\w'-]+", examples)} - _EXAMPLE_FILLER
+    return any(w.removesuffix("s") in named or w in named for i, w in enumerate(said)
+               if not (i and said[i - 1] in _BEFORE_A_VERB))
+
+
+# How long and how old are no topic of a slot: "48k a year" is no age "in years".
+_DURATION_WORDS = frozenset(_words("year years month months week weeks day days hour hours minute minutes old new"))
+
+
+def _slot_words(text: str) -> set[str]:
+    return {_SAME_THING.get(w, w) for w in _words(text) if not _NUMBER.search(w) and w not in _DURATION_WORDS}
+
+
+# Words of a description's example list that name nothing ("by bus, train, bike, car or on foot").
+_EXAMPLE_FILLER = frozenset("by or on and a an the of to in".split())
+# What stands before a verb, not a noun: "I train", "to bike", "we'll ski".
+_BEFORE_A_VERB = frozenset("i we you they i'll we'll i'd we'd to can could will would don't never also often".split())
 
 
 # --- one sentence said again with another value --------------------------------------------------
@@ -677,6 +701,17 @@ def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     if head == textlib.tokenize("name") and owner is not None and cut == 1:
         owner, head = None, textlib.tokenize(owner) or head  # "Landlord's name is ..." names the landlord
     return owner, _SAME_THING.get(head[0], head[0]), qualifiers
+
+
+def other_things(old_text: str, new_text: str) -> bool:
+    """Are two sentences said of two things of one owner, named by two head nouns ("User's phone bill" / "User's
+    phone number", "User's car insurance" / "User's car")? A word they share qualifies one of them."""
+    old, new = said_of(old_text), said_of(new_text)
+    if old is None or new is None or old[0] != new[0] or old[1] == new[1]:
+        return False
+    if not (old[1].isalpha() and new[1].isalpha()):
+        return False  # "The 1975 are User's fav band": said of a name, not of a thing
+    return bool((old[2] | {old[1]}) & (new[2] | {new[1]}))
 
 
 def same_thing(old_text: str, new_text: str) -> bool:
