@@ -61,7 +61,8 @@ between John and Maria nearly every sentence names one of them.
    nearest memory (at least `delta_floor` similar) about the same thing, of the same person, holding one amount in
    a unit the change fits, and that memory is restated with the amount moved ("User's rent is 1275 a month."). With
    no such memory, and for an amount said in comparison ("5 cheaper than my gym"), it replaces nothing: none of the
-   rules above reads its number as a new value ("User's rent is 75 a month.").
+   rules above reads its number as a new value ("User's rent is 75 a month."); a switch said beside it ("Moved the
+   car insurance over to Admiral, Aviva wanted 300 more") still goes by the rules above.
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -236,7 +237,12 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     if cand.rule != "structured":
         delta = deltas.find(cand.clause)
         if delta is not None or deltas.compares(cand.clause):
-            return _moved(cand, delta, nearest(cue_neighbours), user_id, message_id, delta_floor)
+            moved = _moved(cand, delta, nearest(cue_neighbours), user_id, message_id, delta_floor)
+            # A switch said beside it ("Moved the car insurance over to Admiral, Aviva wanted 300 more") is news of
+            # its own, for the rules below; else the clause replaces nothing its number could be read as.
+            if moved.action == "superseded" or not (cand.replaced_value or SWITCH_CUES.search(cand.clause)
+                                                    or changed_thing(cand.clause)):
+                return moved
     # Facts from the same message never replace each other: in "I sold the car and bought a bike"
     # the second clause is not a correction of the first. They still occupy the slot (see `multi`).
     taken = [n.memory.id for n in slot.single_holders]

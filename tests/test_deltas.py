@@ -161,3 +161,13 @@ def test_rule_10_off():
     plan = _plan(_cand("the council put my parking permit up by 20", "The council put User's parking permit up by 20."),
                  (PERMIT, 0.62), delta_floor=None)
     assert plan.action == "created"
+
+
+def test_a_switch_said_beside_an_amount_moved_goes_by_the_switch():
+    # the amount is the reason, the switch the news: the other rules still read the clause
+    insurer = _mem(4, "User's insurer is Direct Line.", attribute="insurer")
+    clause = "Moved the home insurance over to Aviva, Direct Line wanted 200 more"
+    plan = _plan(_cand(clause, "User moved the home insurance over to Aviva, Direct Line wanted 200 more."),
+                 (insurer, 0.55))
+    assert (plan.action, plan.supersede_ids) == ("superseded", [insurer.id])
+    assert restate(insurer.text, clause).text == "User's insurer is Aviva."

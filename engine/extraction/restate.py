@@ -62,7 +62,8 @@ def restate(old_text: str, clause: str) -> Restated | None:
     if delta is not None:
         # "put the rent up by 75": the number is how far the amount moved, never the amount (deltas.py)
         moved = deltas.apply(old_text, delta)
-        return Restated(*moved) if moved is not None else None
+        if moved is not None:
+            return Restated(*moved)
     for pattern in _NAMED:
         match = pattern.search(clause)
         if match and not _RENAMED_THING.search(clause):
@@ -83,7 +84,7 @@ def restate(old_text: str, clause: str) -> Restated | None:
             if not _NAME_TOKEN.search(new):
                 return None  # a name replaced by a plain phrase ("changed the venue to a hotel"): not like for like
             return _put(old_text, _only_name(old_text, clause, named=False), new)
-    return _by_kind(old_text, clause)
+    return None if delta is not None else _by_kind(old_text, clause)
 
 
 # Values by kind, for a change that only says the new value. A clock time, a day of the month, a weekday or a
