@@ -150,7 +150,11 @@ _ONGOING = re.compile(r"\b(?:is|are|am)\s+(?:(?:currently|still|now|slowly)\s+)?
 _ADDRESSED = re.compile(r"\b(?:you|you'll|you're|you've|you'd|your|yours)\b", re.IGNORECASE)
 
 _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "it", "its", "there", "project",
-              "actually", "now", "also", "today", "tomorrow", "yesterday"}
+              "actually", "now", "also", "today", "tomorrow", "yesterday",
+              # a pronoun stands for someone; it names no one ("They've added 3 pounds to the ticket price.")
+              "they", "they've", "they're", "they'd", "they'll", "he", "he'd", "he'll", "she", "she'd", "she'll",
+              "we", "we've", "we're", "we'd", "you", "you've", "you're", "i", "someone", "somebody", "everyone",
+              "everybody", "nobody"}
 
 
 def named_subject(text: str) -> str:

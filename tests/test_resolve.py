@@ -157,6 +157,10 @@ def test_the_plan_lists_what_it_compared():
     ("Took the dog to the vet.", ""),
     ("Alfred moved to Bath.", "alfred"),
     ("Ted sold his boat.", "ted"),
+    # a pronoun names no one
+    ("They've moved the market to Sundays.", ""),
+    ("She runs the bakery now.", ""),
+    ("Everyone loved the cake.", ""),
 ])
 def test_named_subject(text, about):
     assert named_subject(text) == about
