@@ -91,7 +91,7 @@ _WAYS = (
          r"(?:\s+(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}))?", "dir"),
 )
 _UP_WORDS = re.compile(rf"^(?:{_UP_VERBS}|up|more|extra|new|dearer|pricier|longer|added|adding|add|adds|gained|gain|"
-                       r"gaining|put on|another)$", re.IGNORECASE)
+                       r"gaining|put on)$", re.IGNORECASE)
 # "5 cheaper than my gym", "2 years older than me": said in comparison with another thing.
 _COMPARISON = re.compile(rf"\b{_NUM}{_UNIT}\s+(?:more|less|fewer|\w+er)\s+than\b", re.IGNORECASE)
 # What a memory about one's pay says: "User earns 48k", "User's salary is 3000 euro per month".

@@ -70,7 +70,7 @@ see know agree guess think mean suppose promise understand bet hope wonder care 
 reckon doubt feel forget remember swear wish apologise apologize admit insist concur digress try am was will would
 can could should might must shall may have had need want like love hate prefer got go come win lose mind thank miss
 recall realise realize figure gotta wanna gonna hear say tell ask appreciate refuse confess object disagree protest
-am m ve ll d re also still just really did does lol""".split())
+m ve ll d re also still just really did does lol""".split())
 _CHATTER_REST = frozenset("it that this so you them too lol haha then there right".split())
 
 
