@@ -42,6 +42,7 @@ CATEGORIES: dict[str, str] = {
     "amount_deltas": "Amounts Changed By How Much",
     "short_habits": "Habits Said Short",
     "slot_lookalikes": "Facts Near Another Slot",
+    "slot_word_modifiers": "A Slot Word Naming Another Thing",
 }
 # Categories written for issue 10. Their splits follow `hash_splits` (the older ones keep the group rule
 # described in evaluation/README.md); both were applied once, before any result was seen.
@@ -49,7 +50,7 @@ HASH_SPLIT_CATEGORIES = ("facts_in_requests", "assistant_instructions", "verb_up
                          "relative_dates", "multi_relevant_questions", "third_party_facts", "unknown_near_misses",
                          "reworded_updates", "conversation_replies", "updates_in_passing",
                          "same_kind_updates", "amount_deltas", "short_habits",
-                         "slot_lookalikes")
+                         "slot_lookalikes", "slot_word_modifiers")
 # Categories whose every case expects nothing served.
 UNKNOWN_CATEGORIES = ("unknown_answers", "unknown_near_misses")
 SPLITS = ("dev", "test")
@@ -57,7 +58,8 @@ STATUSES = ("created", "superseded", "confirmed", "ignored")
 EXPECTATION_KEYS = ("top1_contains", "top1_contains_any", "within_top_k", "forbidden", "expect_empty", "expected_statuses", "active_count")
 CASE_KEYS = {"id", "category", "split", "messages", "query", "query_user_id", "include_history", *EXPECTATION_KEYS}
 # Categories whose facts are meant to coexist: any supersede there is a false one.
-MULTI_VALUE_CATEGORIES = ("no_false_supersede", "multiple_relevant", "multi_fact_messages", "slot_lookalikes")
+MULTI_VALUE_CATEGORIES = ("no_false_supersede", "multiple_relevant", "multi_fact_messages", "slot_lookalikes",
+                          "slot_word_modifiers")
 # Categories whose point is that an outdated value disappears from recall.
 SUPERSEDE_CATEGORIES = ("updated_information", "contradictions_corrections", "verb_updates", "quantity_updates",
                         "reworded_updates")
