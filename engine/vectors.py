@@ -6,7 +6,7 @@ import numpy as np
 
 from . import extraction as extractlib
 from .embed import Embedder
-from .extraction.compete import known_kinds, slot_fits
+from .extraction.compete import named_kinds, slot_fits
 
 
 class MemoryVectors:
@@ -61,7 +61,7 @@ class MemoryVectors:
                 best = int(np.argmax(sims))
                 # A clause naming a well-known value of one kind ("gave neovim a proper go") is that kind's, when
                 # near enough to it, whichever slot is nearest.
-                kinds = [k for k in known_kinds(cand.clause) if k in self._slot_names]
+                kinds = [k for k in named_kinds(cand.clause) if k in self._slot_names]
                 if len(kinds) == 1 and sims[self._slot_names.index(kinds[0])] >= self.slot_guess_floor:
                     best = self._slot_names.index(kinds[0])
                 slot = extractlib.SLOTS[self._slot_names[best]]

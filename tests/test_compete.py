@@ -11,7 +11,7 @@ from engine.extraction import Candidate
 from engine.extraction import SLOTS
 from engine.extraction.compete import (about_someone_else, changed_thing, changes_level_of, changes_value_of, competes, measured_again,
                                       names_old_value, names_slot, fills_same_role, names_subject, relation,
-                                      other_things, renames_role, restates, same_thing, slot_fits,
+                                      named_kinds, other_things, renames_role, restates, same_thing, slot_fits,
                                       has_time, in_place, states, topic_words, value_kind, value_kinds,
                                       values_differ)
 from engine.model import Memory
@@ -200,6 +200,49 @@ def test_within_one_message_the_later_single_value_wins():
 ])
 def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
     assert slot_fits(clause, slot, SLOTS[slot].description) is fits
+
+
+@pytest.mark.parametrize("clause, slot, fits", [
+    # a slot's word that only modifies the noun after it names another thing
+    ("my name card at reception reads J. Ortiz", "name", False),
+    ("my phone holder fell off the dashboard", "phone", False),
+    ("my email signature needs updating", "email", False),
+    ("my birthday present from work arrived", "birthday", False),
+    ("my car seat covers are torn", "car", False),
+    ("my browser bookmarks got wiped", "browser", False),
+    # ... but not when the noun after it is the slot's own word, a name, a verb, or nothing
+    ("my mobile number changed last month", "phone", True),
+    ("my home address is now on Elm Street", "location", True),
+    ("my dog Pip chews everything", "pets", True),
+    ("my car keeps stalling", "car", True),
+    ("my car broke down again", "car", True),
+    ("my dog loves long walks", "pets", True),
+    ("my allergies always flare up in spring", "allergies", True),
+])
+def test_a_slot_word_modifying_another_noun_does_not_fit(clause, slot, fits):
+    assert slot_fits(clause, slot, SLOTS[slot].description) is fits
+
+
+@pytest.mark.parametrize("text, kinds", [
+    ("my espresso machine leaks", []),          # a drink said as a modifier names no drink
+    ("the Vim plugin keeps crashing", []),
+    ("gave neovim a proper go", ["editor"]),
+    ("our Postgres database is slow", ["database"]),  # the noun after is the kind's own word
+    ("switched to Firefox last week", ["browser"]),
+])
+def test_named_kinds_skip_values_said_as_modifiers(text, kinds):
+    assert named_kinds(text) == kinds
+
+
+@pytest.mark.parametrize("old_value, clause, named", [
+    ("the piano", "my piano tuner retired", False),       # the tuner retired, not the piano
+    ("a Kindle", "the kindle cover got ripped", False),
+    ("Django", "the Django backend was replaced with Go", True),  # the noun after is a kind word
+    ("a Yamaha P-45", "sold the Yamaha last week", True),
+    ("a flat white", "flat whites feel too strong these days", True),  # the value's own head
+])
+def test_a_value_said_only_as_a_modifier_is_not_named(old_value, clause, named):
+    assert names_old_value(old_value, clause) is named
 
 
 @pytest.mark.parametrize("old, new, other", [

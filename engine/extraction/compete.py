@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .. import text as textlib
 from .vocabulary import KNOWN_RE, SLOTS, CuePattern
-from .voice import PAST_TENSE
+from .voice import ADVERBS, PAST_TENSE
 
 _TIME = re.compile(
     r"\b(?:\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)|\d{1,2}:\d\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
@@ -239,11 +239,6 @@ def _known_values(text: str) -> dict[str, set[str]]:
     return found
 
 
-def known_kinds(text: str) -> list[str]:
-    """The single-valued slots whose well-known values a text names ("gave neovim a go" -> ["editor"])."""
-    return sorted(_known_values(text))
-
-
 def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
     """Does a new sentence name a well-known value of a kind the old one holds another of: "gave neovim a go" after
     "User uses VS Code" (two editors), "Postgres" after "MySQL"? That is the same thing said again, whatever words
@@ -429,7 +424,8 @@ def names_old_value(old_value: str, clause: str, new_value: str = "", *, sentenc
     it is, and its plain words are what it says, not a value ("Family time means a lot to John" is not named by
     "he was part of the family").
     """
-    said = _words(clause) - _words(new_value)
+    # a modifier of a kind word or of the old value's own head still names it: "the Django backend", "flat whites"
+    said = said_as_things(clause, _all_kind_words() | _slot_words(old_value)) - _words(new_value)
     named = {t for w in _value_words(old_value, sentence=sentence) if _NAME.match(w) for t in textlib.tokenize(w)}
     if named & said:
         return True
@@ -445,6 +441,13 @@ def names_old_value(old_value: str, clause: str, new_value: str = "", *, sentenc
 
 
 _GENERIC_DESCRIPTION_WORDS = frozenset(_words("person people thing things other information use uses used"))
+
+
+@lru_cache(maxsize=1)
+def _all_kind_words() -> frozenset[str]:
+    """Words saying what kind of thing a value is: every slot's name and description words, and _KIND_WORDS."""
+    slot_words = (_slot_words(s.name.replace("_", " ") + " " + s.description.partition(":")[0]) for s in SLOTS.values())
+    return frozenset().union(*slot_words, _KIND_WORDS) - _GENERIC_DESCRIPTION_WORDS
 
 
 # People a user talks about. "User's sister Ana lives in Porto." is the sister's fact.
@@ -489,12 +492,103 @@ def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> 
         return False
     head, _, examples = description.partition(":")
     words = _slot_words(slot_name.replace("_", " ") + " " + head) - _GENERIC_DESCRIPTION_WORDS
-    if _slot_words(clause) & words:
+    raw = _TOKEN.findall(clause)
+    said = [w.casefold() for w in raw]
+    # A slot's word that only names another thing ("my name tag", "my car insurance") is no topic of the slot;
+    # "my phone number", "my time zone" keep theirs: the word after is the slot's own.
+    naming = [not modifies_a_noun(raw, i, words) for i in range(len(raw))]
+    if any(_slot_words(w) & words for w, own in zip(said, naming) if own):
         return True
-    said = [w.casefold() for w in re.findall(r"[\w'-]+", clause)]
     named = {w.casefold() for w in re.findall(r"[\w'-]+", examples)} - _EXAMPLE_FILLER
     return any(w.removesuffix("s") in named or w in named for i, w in enumerate(said)
-               if not (i and said[i - 1] in _BEFORE_A_VERB))
+               if naming[i] and not (i and said[i - 1] in _BEFORE_A_VERB))
+
+
+# Words that end a noun phrase's run: a noun after them is no head of the word before.
+_PHRASE_BREAK = frozenset("and or but because so if when while that which who whose than as a an the my your his her "
+                          "our their this these those some any i you he she it we they me him us them i'm it's"
+                          .split()) | ADVERBS
+_PREPOSITIONS = frozenset("at on in by with to for from of about into onto near under over behind".split())
+# A verb said to a plural subject, in its plain form: "my guitar strings need replacing", "my car keys are ...".
+_PLAIN_VERBS = frozenset("""
+is are was were am be been has have had can could will would should must may might do does did don't doesn't
+didn't won't isn't aren't wasn't weren't need needs want take cost look seem go come keep live sit stay start open
+close run arrive belong expire renew hold fit leak smell sound feel work
+""".split())
+
+
+def _verb_like(word: str, after: str) -> bool:
+    """Could a word be the verb after a subject? A plain or modal verb, a past form, or an "-s" form not itself
+    followed by a verb (then it is a plural noun: "my car keys are")."""
+    if word in _PLAIN_VERBS or word in PAST_TENSE or (word.endswith("ed") and word not in _NOT_PAST):
+        return True
+    return word.endswith("s") and not word.endswith(("ss", "us", "is")) and not (
+        after in _PLAIN_VERBS or after in PAST_TENSE)
+
+
+def modifies_a_noun(raw: list[str], i: int, own: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Is word i only a modifier of the noun after it, its phrase headed by another thing? "My name tag at the
+    conference says Dr. Lee": "name" modifies "tag", the verb "says" comes after the whole phrase; in "my car
+    broke down" and "my dog loves walks" the next word is the verb, so "car" and "dog" are what is talked of."""
+    return phrase_head(raw, i, own) is not None
+
+
+def phrase_head(raw: list[str], i: int, own: set[str] | frozenset[str] = frozenset()) -> int | None:
+    """The index of the noun word i modifies (see modifies_a_noun), or None when word i heads its own phrase. No
+    POS tagger: a phrase is the run of plain words up to the first word that can be a verb; a word of the slot's
+    own (`own`: "phone number"), a name ("my dog Rex is 5"), a number or a phrase break ends it first."""
+    low = [w.casefold() for w in raw]
+    head = None
+    in_prepositional = False
+    for j in range(i + 1, len(raw)):
+        word, after = low[j], low[j + 1] if j + 1 < len(raw) else ""
+        if word in _MARKS:
+            return None  # a comma or a full stop ends the phrase with no verb of its own
+        if word in _PREPOSITIONS and head is not None:
+            in_prepositional = True  # "my name tag at the conference says": the phrase goes on to its verb
+            continue
+        if _verb_like(word, after):
+            return head
+        if in_prepositional:
+            continue
+        if (word in _PHRASE_BREAK or word in _PREPOSITIONS or word.endswith("ly") or _NUMBER.search(word)
+                or raw[j][:1].isupper() or _slot_words(word) & own):
+            return None
+        head = j
+    return None
+
+
+_MARKS = frozenset(",.;:!?()")
+_TOKEN = re.compile(r"[\w'-]+|[,.;:!?()]")  # words, and the marks that end a phrase
+
+
+def said_as_things(text: str, kind_words: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """The word stems of a text less those only modifying another thing ("my guitar strings need replacing" says
+    nothing of the guitar); a modifier of a word of `kind_words` counts ("the Django backend was replaced")."""
+    raw = _TOKEN.findall(text)
+    kept = []
+    for i, word in enumerate(raw):
+        head = phrase_head(raw, i)
+        if head is None or _slot_words(raw[head]) & kind_words:
+            kept.append(word)
+    return _words(" ".join(kept))
+
+
+def named_kinds(text: str) -> list[str]:
+    """The single-valued slots whose well-known values a text names as things ("gave neovim a go" -> ["editor"]);
+    a value said only as a modifier of another thing is none: "my coffee machine broke" names no drink, while "my
+    Postgres database" still names a database."""
+    raw_spans = list(_TOKEN.finditer(text))
+    raw = [m.group(0) for m in raw_spans]
+    kinds = []
+    for slot, pattern in _value_patterns().items():
+        own = _slot_words(slot.replace("_", " ") + " " + SLOTS[slot].description.partition(":")[0])
+        for match in pattern.finditer(text):
+            last = max((k for k, m in enumerate(raw_spans) if m.start() < match.end()), default=None)
+            if last is None or not modifies_a_noun(raw, last, own):
+                kinds.append(slot)
+                break
+    return sorted(kinds)
 
 
 # How long and how old are no topic of a slot: "48k a year" is no age "in years".

@@ -20,7 +20,7 @@ wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cos
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "'m": "is", "don't": "doesn't",
               "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
               "aren't": "isn't"}
-_ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "never", "now", "currently",
+ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "never", "now", "currently",
             "mostly", "recently", "definitely", "absolutely", "actually", "only", "sometimes", "already",
             "finally", "totally", "truly", "generally", "mainly", "primarily", "normally", "basically", "kinda",
             "rarely", "seriously", "honestly", "probably", "even", "newly", "no", "longer", "not", "kind", "of",
@@ -199,7 +199,7 @@ def third_person(clause: str, name: str = "User") -> str:
             out.append(lead + ("them" if named else name) + trail)
         elif low in ("myself", "ourselves"):
             out.append(lead + "themselves" + trail)
-        elif expect_verb and low in _ADVERBS:
+        elif expect_verb and low in ADVERBS:
             out.append(w)
             i += 1
             continue
