@@ -11,6 +11,7 @@ from itertools import takewhile
 
 from .extraction.compete import has_time
 from .extraction.requests import assistant_voice
+from .extraction.vocabulary import JOB_NOUNS
 from .text import STOPWORDS
 
 
@@ -387,6 +388,11 @@ _WHEN_WORDS = re.compile(
     r"\b(?:\d{4}|mornings?|afternoons?|evenings?|nights?|lunch(?:time)?|breakfast|dinner|bedtime|after|before|"
     r"during|until|since|ago|spring|summer|autumn|fall|winter|years?|months?|weeks?|days?|weekdays?|hours?|"
     r"soon|later|early|late|recently|last|next)\b|"
+    # the feasts and breaks a year is told by: "every Christmas", "over Easter", "at half-term"
+    r"\b(?:christmas|xmas|easter|thanksgiving|halloween|new year(?:'s)?|hanukkah|chanukah|diwali|ramadan|eid|"
+    r"passover|lent|half[- ]term|term time|bank holidays?|the holidays|spring break|payday)\b|"
+    # "May" is a month after a word that says when ("in May", "since May", "every May", "late May")
+    r"\b(?:in|since|until|till|by|from|before|after|every|next|last|this|early|late|mid|mid-|through|over)\s+may\b|"
     # an hour said bare after a word of time: "moved to 10", "at 6 now", "by half 9"
     r"\b(?:at|by|around|from|till|until|to)\s+(?:half\s+)?\d{1,2}(?:[:.]\d{2})?(?![\d:%]|[.,]\d)"
     r"(?!\s*(?:percent|kg|km|mi|miles|people|euros?|dollars?|pounds?|quid|k|m|grand|times|of)\b)", re.IGNORECASE)
@@ -432,10 +438,29 @@ _PERSON_WORDS = frozenset(
     "landlord landlady team someone somebody people family parents kids children everyone nobody myself".split())
 
 
+# A person said by what they do: a job noun ("a local carpenter"), or a noun of a trade or a field after a determiner
+# ("a nutritionist", "an orthodontist", "a physician"); "a playlist", "my wrist" are no one.
+_ROLE_SAID = re.compile(r"\b(?:a|an|the|my|our|his|her|their|your|some)\s+(?:[\w-]+\s+){0,2}?"
+                        r"(?P<role>[a-z]{2,}ists?|[a-z]{3,}ians?)\b", re.IGNORECASE)
+# The doer of a passive is someone: "the garden was redesigned by a landscaper", "the cake is being made by Jo's
+# aunt" (not "held in the park by the river": "park" is no participle).
+_DONE_BY = re.compile(r"\b(?:[a-z]+ed|[a-z]+en|[a-z]+wn|done|made|built|sold|paid|bought|brought|caught|taught|found|"
+                      r"told|sent|kept|held|led|read|cut|set|put|run|won|sung|drawn|grown|shown|known|seen|thrown)"
+                      r"\s+(?:\w+ly\s+)?by\s+(?:a|an|the|my|our|his|her|their|some|two|three|several|local)\b",
+                      re.IGNORECASE)
+_NOT_ROLES = frozenset("""
+list playlist checklist wishlist shortlist waitlist setlist tracklist watchlist blacklist whitelist booklist mist wrist
+twist fist gist exist assist insist resist persist consist desist enlist median meridian
+""".split())
+
+
 def _names_a_person(query: str, memory_text: str) -> bool:
-    said = _word_set(memory_text)
+    said, asked = _word_set(memory_text), _word_set(query)
+    roles = [m.group(0).split()[-1] for m in JOB_NOUNS.finditer(memory_text)]
+    roles += [m["role"] for m in _ROLE_SAID.finditer(memory_text)]
     return (_names_something_new(query, memory_text) or bool(_NAMING.search(memory_text))
-            or bool(said & _PERSON_WORDS - _word_set(query)))
+            or bool(said & _PERSON_WORDS - asked) or bool(_DONE_BY.search(memory_text))
+            or any(_singular(r.casefold()) not in asked | _NOT_ROLES for r in roles))
 
 
 def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> bool:

@@ -221,6 +221,26 @@ def test_contrast_mismatch(query, memory, expected):
     ("who do I live with?", "User lives with their girlfriend.", False),
     ("who cuts my hair?", "User gets their hair cut by a barber called tomasz.", False),
     ("who is my accountant?", "User's accountant charges 300 pounds a year.", True),
+    # ... or what they do: a job noun or a noun of a trade, unless the question already says it
+    ("who repaired the roof?", "The roof was repaired by a roofing specialist.", False),
+    ("who checks my eyes?", "User's eyes are checked by an optician every year.", False),
+    ("who looks after my teeth?", "User's teeth are looked after by a hygienist.", False),
+    ("who painted the mural?", "The mural was painted by a local artist.", False),
+    ("who made my playlist?", "User made a workout playlist.", True),
+    ("who hurt my wrist?", "User hurt their wrist playing padel.", True),
+    ("who is my optician?", "User's optician appointment is in March.", True),
+    # the doer of a passive is someone, whatever the noun
+    ("who built the treehouse?", "The treehouse was built by a joiner from the village.", False),
+    ("who grooms my dog?", "User's dog is groomed monthly by a mobile groomer.", False),
+    ("who planted the hedge?", "The hedge was planted years ago.", True),
+    ("who runs the market?", "The market is held in the square by the church.", True),
+    # a bare "May" is a month after a word saying when; holidays and breaks answer "when"
+    ("when does my contract end?", "User's contract ends in May.", False),
+    ("when is the reunion?", "The reunion is every May.", False),
+    ("when do we go skiing?", "User goes skiing every Easter.", False),
+    ("when do I see my grandparents?", "User sees their grandparents over Christmas.", False),
+    ("when is the trip?", "User's trip is with May and Jon.", True),
+    ("when is the trip?", "User's trip is to Oslo.", True),
     # a number or an email asked for is written as one
     ("what's my car's registration number?", "User drives a grey Skoda.", True),
     ("what's my car's registration number?", "User's car registration is KX19 ABC.", False),
