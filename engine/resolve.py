@@ -176,10 +176,32 @@ def named_subject(text: str) -> str:
             break
         if not words and _done_not_named(bare):
             break  # a chat clause said without its "I" ("Cancelled puregym, ...") is the speaker's
+        if not words and _plural_thing(rest.split()):
+            break  # "Tickets cost 15 pounds.", "Parking permits are ...": a kind of thing, no one
         words.append(bare.casefold())
         if word != bare and not word.endswith("'s"):
             break
     return " ".join(words)
+
+
+# Words after a plural noun that show it is no verb's subject in the singular: what a name never takes.
+_PLURAL_VERBS = frozenset("are were have do don't can can't will won't cost".split())
+_NOT_A_VERB = frozenset("of for from in on at to with by and or but the a an".split())
+
+
+def _plural_thing(words: list[str]) -> bool:
+    """Does a sentence open with a plural noun said with a plain verb ("Tickets cost", "Lessons are", "Parking
+    permits sell out")? A person's name takes "loves", "is": "James loves sailing" is about James."""
+    bare = [w.strip(",.;:!?\"()").casefold() for w in words[:4]]
+    for k, (word, after) in enumerate(zip(bare, bare[1:])):
+        if k > 1 or not word.isalpha():
+            return False
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+            # a past verb fits both ("James moved", "Tickets sold out"): the name is the safer reading; "cost" is
+            # said of prices, hardly ever of a person
+            return after in _PLURAL_VERBS or (after.isalpha() and not after.endswith(("s", "ed")) and words[k + 1][:1].islower()
+                                              and after not in _NOT_A_VERB and after not in PAST_TENSE)
+    return False
 
 
 def _done_not_named(word: str) -> bool:
