@@ -13,6 +13,8 @@ import logging
 import shutil
 import sqlite3
 import threading
+import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlparse
@@ -23,6 +25,7 @@ log = logging.getLogger(__name__)
 
 HNSW = {"space": "cosine", "ef_construction": 200, "max_neighbors": 32, "ef_search": 200}
 MAX_BATCH = 5000  # Chroma refuses batches above 5461
+QUERY_ATTEMPTS = 3  # a query that met another process's half-done write is asked again (see VectorIndex.query)
 
 
 def _client(path: Path | None, url: str | None):
@@ -47,6 +50,9 @@ class VectorIndex:
         self._client = _client(path, url)
         self._collections: dict[str, object] = {}
         self._lock = threading.RLock()
+        # Embedded Chroma reads and writes a collection in this process; they take turns (see query). A Chroma
+        # server orders its own requests.
+        self._io_lock = threading.RLock() if url is None else nullcontext()
 
     def collection_name(self, user_id: str) -> str:
         digest = hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
@@ -76,23 +82,38 @@ class VectorIndex:
         if not len(ids):
             return
         col = self._collection(user_id)
-        for start in range(0, len(ids), MAX_BATCH):
-            chunk = ids[start:start + MAX_BATCH]
-            col.add(ids=[str(i) for i in chunk], embeddings=np.asarray(vectors[start:start + MAX_BATCH], dtype=np.float32))
+        with self._io_lock:  # see query
+            for start in range(0, len(ids), MAX_BATCH):
+                chunk = ids[start:start + MAX_BATCH]
+                col.add(ids=[str(i) for i in chunk],
+                        embeddings=np.asarray(vectors[start:start + MAX_BATCH], dtype=np.float32))
 
     def remove(self, user_id: str, ids: Sequence[int]) -> None:
         if not len(ids):
             return
         col = self._collection(user_id, create=False)
         if col is not None:
-            col.delete(ids=[str(i) for i in ids])
+            with self._io_lock:  # see query
+                col.delete(ids=[str(i) for i in ids])
 
     def query(self, user_id: str, vector: np.ndarray, n: int) -> dict[int, float]:
         """Up to n nearest active memories of one user: {memory id: cosine similarity}."""
         col = self._collection(user_id, create=False)
         if col is None:
             return {}
-        result = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=n, include=["distances"])
+        # Embedded Chroma can fail a query that meets a write of the same collection half done ("Error finding
+        # id": the id list already changed, the HNSW graph not yet), so this process's reads and writes of the index
+        # take turns (_io_lock); another process's write may still meet a query, which is asked again.
+        for attempt in range(QUERY_ATTEMPTS):
+            try:
+                with self._io_lock:
+                    result = col.query(query_embeddings=[np.asarray(vector, dtype=np.float32)], n_results=n,
+                                       include=["distances"])
+                break
+            except Exception as exc:  # chromadb.errors.InternalError; its module differs between client kinds
+                if "Error finding id" not in str(exc) or attempt == QUERY_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
         ids = result["ids"][0] if result["ids"] else []
         distances = result["distances"][0] if result.get("distances") else []
         return {int(i): 1.0 - float(d) for i, d in zip(ids, distances)}
@@ -101,11 +122,15 @@ class VectorIndex:
         col = self._collection(user_id, create=False)
         if col is None:
             return set()
-        return {int(i) for i in col.get(include=[])["ids"]}
+        with self._io_lock:
+            return {int(i) for i in col.get(include=[])["ids"]}
 
     def count(self, user_id: str) -> int:
         col = self._collection(user_id, create=False)
-        return 0 if col is None else col.count()
+        if col is None:
+            return 0
+        with self._io_lock:
+            return col.count()
 
     def drop_user(self, user_id: str) -> None:
         with self._lock:

@@ -36,6 +36,38 @@ def test_query_returns_cosine_similarity(tmp_path):
     assert index.query("u", unit(7), 1)[7] == pytest.approx(1.0, abs=1e-4)
 
 
+def test_a_query_meeting_a_half_done_write_is_asked_again(tmp_path):
+    """Embedded Chroma fails a query that meets another process's write half done ("Error finding id"); the
+    failure cannot be timed on purpose, so the real collection's query fails once here, then answers."""
+    index = VectorIndex(path=tmp_path, url=None, namespace="s")
+    index.add("u", [7], np.stack([unit(7)]))
+    col = index._collection("u")
+    real, calls = col.query, []
+
+    def once_half_done(**kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Error executing plan: Internal error: Error finding id")
+        return real(**kwargs)
+
+    object.__setattr__(col, "query", once_half_done)
+    assert index.query("u", unit(7), 1) == {7: pytest.approx(1.0, abs=1e-4)}
+    assert len(calls) == 2
+
+
+def test_any_other_query_failure_is_raised(tmp_path):
+    index = VectorIndex(path=tmp_path, url=None, namespace="s")
+    index.add("u", [7], np.stack([unit(7)]))
+    col = index._collection("u")
+
+    def broken(**kwargs):
+        raise RuntimeError("disk I/O error")
+
+    object.__setattr__(col, "query", broken)
+    with pytest.raises(RuntimeError, match="disk I/O"):
+        index.query("u", unit(7), 1)
+
+
 def test_remove_and_drop(tmp_path):
     index = VectorIndex(path=tmp_path, url=None, namespace="s")
     index.add("u", [1, 2], np.stack([unit(1), unit(2)]))
