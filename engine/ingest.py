@@ -11,7 +11,7 @@ import numpy as np
 from . import extraction as extractlib
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
-from .resolve import Neighbour, Plan, SlotState, plan_candidate, takes_the_place
+from .resolve import Neighbour, Plan, SlotState, plan_candidate, takes_the_place, thing_said_before
 from .settings import Settings
 from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
@@ -105,11 +105,11 @@ class Ingest:
             logged = []
             for message, cands, vectors in batch:
                 message_id = self.ledger.insert_message(conn, message, now)
-                plans, ended = [], None
+                plans, ended, before = [], None, None
                 for cand, vector in zip(cands, vectors):
                     plans.append(self._apply_candidate(conn, message.user_id, cand, vector, message_id, now,
-                                                       after=ended))
-                    ended = (plans[-1][0], plans[-1][1])
+                                                       after=ended, before=before))
+                    ended, before = (plans[-1][0], plans[-1][1]), (cand, vector)
                 status = overall_status(plans)
                 self.ledger.set_message_outcome(conn, message_id, status)
                 logged.append((message_id, status, plans, cands))
@@ -158,13 +158,8 @@ class Ingest:
                 if replaced else [],
             )
 
-        def nearest(n: int) -> list[Neighbour]:
-            found = self.sync.nearest(user_id, vector, n)
-            memories = self.ledger.get_many_in(conn, list(found))
-            return [Neighbour(as_said(memories[i]), sim) for i, sim in found.items() if i in memories]
-
         s = self.settings
-        return plan_candidate(cand, state, nearest, user_id=user_id, message_id=message_id,
+        return plan_candidate(cand, state, self._nearest(conn, user_id, vector), user_id=user_id, message_id=message_id,
                               conflict_threshold=s.conflict_threshold, cue_margin=s.cue_margin,
                               slot_neighbours=s.slot_neighbours, cue_neighbours=s.cue_neighbours,
                               open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
@@ -172,15 +167,28 @@ class Ingest:
                               cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin,
                               delta_floor=s.delta_floor if s.restate_updates else None)
 
+    def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
+        def nearest(n: int) -> list[Neighbour]:
+            found = self.sync.nearest(user_id, vector, n)
+            memories = self.ledger.get_many_in(conn, list(found))
+            return [Neighbour(as_said(memories[i]), sim) for i, sim in found.items() if i in memories]
+        return nearest
+
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str,
-                         after: tuple[Plan, int] | None = None) -> tuple[Plan, int]:
-        """after: the plan of the message's previous fact and the memory it made."""
+                         after: tuple[Plan, int] | None = None,
+                         before: tuple[extractlib.Candidate, np.ndarray] | None = None) -> tuple[Plan, int]:
+        """after: the plan of the message's previous fact and the memory it made; before: that fact and its vector."""
         plan = self.plan(conn, user_id, cand, vector, message_id)
         if plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
                            reason="what holds instead of what the message's previous fact ended")
+        elif plan.action == "created" and before is not None and self.settings.clause_before_floor is not None:
+            found, why = thing_said_before(cand, before[0], self._nearest(conn, user_id, before[1]), user_id=user_id,
+                                           message_id=message_id, floor=self.settings.clause_before_floor)
+            if found:
+                plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
         if plan.action == "confirmed":
             return plan, plan.confirmed_id
         if self.settings.restate_updates and len(plan.supersede_ids) == 1:

@@ -63,6 +63,13 @@ between John and Maria nearly every sentence names one of them.
    no such memory, and for an amount said in comparison ("5 cheaper than my gym"), it replaces nothing: none of the
    rules above reads its number as a new value ("User's rent is 75 a month."); a switch said beside it ("Moved the
    car insurance over to Admiral, Aviva wanted 300 more") still goes by the rules above.
+11. A clause that says a value again, with a word of change, of a thing only its message's clause before names
+   ("dentist kept cancelling on me, I see Dr. Brennan now", "energy bills went mad, we switched to EDF") replaces
+   the memory of that thing: the clause before shares a topic word with it and is at least `clause_before_floor`
+   similar to it, the memory holds a name, time or amount the clause says another of. The clause opens pointing
+   back ("I", "we", "it's", "so ..."), not with a thing of its own ("my water bill is 30 now"); being somewhere now
+   ("I'm at Costa now") holds nothing; never a memory of an accumulating slot or about someone else (ingest.py
+   calls it with the previous clause and its nearest memories when the rules above replaced nothing).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -600,6 +607,50 @@ def _value_holders(cand: Candidate, nearest: list[Neighbour], user_id: str, mess
     return [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
             if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
             and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)]
+
+
+# Rule 11. A clause that says a value again of something only its message's clause before names: "dentist kept
+# cancelling on me, I see Dr. Brennan now", "the office lease ended, we're based in Shoreditch now". It opens
+# with a word pointing back ("I", "we", "it's", "so"), not with a thing of its own ("my water bill is 30 now").
+_POINTS_BACK = re.compile(r"^(?:(?:so|and|but|now|anyway)\s+)?(?:i|i'm|im|i've|we|we're|we've|it|it's|its|that's|"
+                          r"she|she's|he|he's|they|they're|her|his|their)\b", re.IGNORECASE)
+# Being somewhere now is no new holder of anything: "gym was heaving, I'm at Costa now".
+_BEING_THERE = re.compile(r"^(?:(?:so|and|but|anyway)\s+)?(?:i'm|im|i am|we're|we are)\s+"
+                          r"(?:(?:just|still|currently|now|finally|already)\s+)?"
+                          r"(?:at|in|on the way|off|out|home|back|here|there)\b", re.IGNORECASE)
+
+
+def thing_said_before(cand: Candidate, before: Candidate | None, neighbours: list[Neighbour] | Nearest, *,
+                      user_id: str, message_id: int, floor: float, n: int = 10) -> tuple[list[int], str]:
+    """Rule 11: the memory whose thing the message's previous clause names (a shared topic word, that clause at
+    least `floor` similar to it) and whose value of one kind this clause says again, with a word of change. Never
+    an accumulating slot's memory, someone else's, or one this clause's values already hold. `neighbours`: the
+    previous clause's nearest memories, or a callable giving its `n` nearest (asked only when the clause fits)."""
+    if before is None or cand.asked or before.asked or cand.subject != "user" or before.subject != "user":
+        return [], ""
+    said = cand.clause.strip()
+    if (not _POINTS_BACK.match(said) or _BEING_THERE.match(said) or relation(cand.text) is not None
+            or not (cand.correction or OPEN_CUES.search(said)) or not in_place(said)):
+        return [], ""
+    kinds = value_kinds(cand.text, sentence=True) & _HELD_ONCE
+    thing = topic_words(before.clause)
+    if not kinds or not thing:
+        return [], ""
+    if callable(neighbours):
+        neighbours = neighbours(n)
+    for n in sorted(neighbours, key=lambda n: (n.similarity, n.memory.id), reverse=True):
+        memory = n.memory
+        if n.similarity < floor:
+            break
+        if (memory.status != "active" or memory.user_id != user_id or memory.message_id == message_id
+                or _accumulating(memory.attribute) or relation(memory.text) is not None
+                or not _same_subject(memory, cand)):
+            continue
+        if (topic_words(memory.text) & thing and value_kinds(memory.text, sentence=True) & kinds
+                and values_differ(memory.text, cand.text)):
+            return [memory.id], (f"the message's clause before names this memory's thing (at least {floor} "
+                                 "similar); this one says its value again, with a word of change")
+    return [], ""
 
 
 def _clearly_nearest(holders: list[Neighbour], floor: float, margin: float) -> Neighbour | None:

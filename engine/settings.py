@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     # nearest memory about the same thing holding one amount it fits, when at least this similar; that memory is
     # restated with the amount moved. None: such a clause replaces nothing (its number is never read as a value).
     delta_floor: float | None = Field(0.35, ge=0.0, le=1.0)
+    # A clause that says a value again of a thing only its message's clause before names ("energy bills went mad,
+    # we switched to EDF", resolve.py rule 11) replaces the memory of that thing when the clause before is at least
+    # this similar to it (besides sharing its topic word). None turns it off.
+    clause_before_floor: float | None = Field(0.30, ge=0.0, le=1.0)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -8,7 +8,7 @@ import pytest
 from engine.extraction import Candidate
 from engine.model import Memory
 from engine.ingest import slot_label
-from engine.resolve import Neighbour, SlotState, named_subject, plan_candidate
+from engine.resolve import Neighbour, SlotState, named_subject, plan_candidate, thing_said_before
 
 pytestmark = pytest.mark.unit
 
@@ -408,3 +408,50 @@ def test_what_takes_the_place_of_an_ending(message, takes):
     assert takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=True)) is takes
     assert not takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=False))
     assert not takes_the_place(cand, None)
+
+
+# Rule 11: the thing named in the message's clause before, its new value said in this one.
+def _note(clause: str, text: str) -> Candidate:
+    return Candidate(subject="user", attribute="note", value=clause, type="fact", importance=0.45, multi=True,
+                     text=text, clause=clause, understood=False)
+
+
+@pytest.mark.parametrize("old_text, before, after, after_text, replaced", [
+    # the thing in the clause before, a value of its kind said again with a word of change
+    ("User's accountant is Sue Marsh.", "the accountant retired", "we use Kim Doyle now",
+     "User uses Kim Doyle now.", True),
+    ("User's choir rehearses on Wednesdays.", "choir lost the church hall", "it's Saturdays now",
+     "It's Saturdays now.", True),
+    ("User's gas bill is 80 a month.", "the gas bill got reviewed", "it's 95 a month from next month",
+     "It's 95 a month from next month.", True),
+    ("User's broadband is with Plusnet.", "broadband kept dropping", "so we switched to Zen",
+     "So we switched to Zen.", True),
+    # no word of change, a value of another kind, the clause names its own thing, or someone else's
+    ("User's accountant is Sue Marsh.", "the accountant was lovely", "we had lunch with Kim Doyle",
+     "User had lunch with Kim Doyle.", False),
+    ("User's choir rehearses on Wednesdays.", "choir was fun", "I'm exhausted now", "User is exhausted now.", False),
+    ("User's gas bill is 80 a month.", "the gas bill came", "my water bill is 30 now",
+     "User's water bill is 30 now.", False),
+    ("User's broadband is with Plusnet.", "broadband is fine", "my brother switched to Zen",
+     "User's brother switched to Zen.", False),
+    # being somewhere now is no new holder of the thing; being based somewhere is
+    ("User's gym is PureGym.", "gym was heaving", "I'm at Costa now", "User is at Costa now.", False),
+    ("User's studio is in Hackney.", "the studio rent doubled", "we're based in Peckham now",
+     "User is based in Peckham now.", True),
+    # the clause before shares nothing with the memory
+    ("User's accountant is Sue Marsh.", "tax season is brutal", "we use Kim Doyle now",
+     "User uses Kim Doyle now.", False),
+])
+def test_the_thing_said_in_the_clause_before(old_text, before, after, after_text, replaced):
+    old = mem(7, "note", "x", text=old_text)
+    found, _ = thing_said_before(_note(after, after_text), _note(before, before), [Neighbour(old, 0.5)],
+                                 user_id="u", message_id=NEW_MESSAGE, floor=0.40)
+    assert (found == [7]) is replaced
+
+
+def test_the_thing_said_before_needs_its_clause_near_the_memory():
+    old = mem(7, "note", "x", text="User's accountant is Sue Marsh.")
+    found, _ = thing_said_before(_note("we use Kim Doyle now", "User uses Kim Doyle now."),
+                                 _note("the accountant retired", "the accountant retired"), [Neighbour(old, 0.3)],
+                                 user_id="u", message_id=NEW_MESSAGE, floor=0.40)
+    assert found == []
