@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from itertools import takewhile
 
-from .extraction.compete import has_time
+from .extraction.compete import followed_by_a_noun, has_time
 from .extraction.requests import assistant_voice
 from .extraction.vocabulary import JOB_NOUNS
 from .text import STOPWORDS
@@ -444,8 +444,11 @@ _ROLE_SAID = re.compile(r"\b(?:a|an|the|my|our|his|her|their|your|some)\s+(?:[\w
                         r"(?P<role>[a-z]{2,}ists?|[a-z]{3,}ians?)\b", re.IGNORECASE)
 # The doer of a passive is someone: "the garden was redesigned by a landscaper", "the cake is being made by Jo's
 # aunt" (not "held in the park by the river": "park" is no participle).
-_DONE_BY = re.compile(r"\b(?:[a-z]+ed|[a-z]+en|[a-z]+wn|done|made|built|sold|paid|bought|brought|caught|taught|found|"
-                      r"told|sent|kept|held|led|read|cut|set|put|run|won|sung|drawn|grown|shown|known|seen|thrown)"
+# ("garden by the", "bed by the window", "town by the station" are no participles: the irregular ones are listed.)
+_DONE_BY = re.compile(r"\b(?:[a-z]{3,}ed|done|made|built|sold|paid|bought|brought|caught|taught|found|told|sent|kept|"
+                      r"held|led|read|cut|set|put|run|won|sung|taken|written|given|driven|eaten|broken|chosen|stolen|"
+                      r"spoken|ridden|beaten|hidden|woken|frozen|shaken|drawn|grown|shown|known|seen|thrown|blown|"
+                      r"flown|sewn|worn|torn)"
                       r"\s+(?:\w+ly\s+)?by\s+(?:a|an|the|my|our|his|her|their|some|two|three|several|local)\b",
                       re.IGNORECASE)
 _NOT_ROLES = frozenset("""
@@ -457,7 +460,8 @@ twist fist gist exist assist insist resist persist consist desist enlist median 
 def _names_a_person(query: str, memory_text: str) -> bool:
     said, asked = _word_set(memory_text), _word_set(query)
     roles = [m.group(0).split()[-1] for m in JOB_NOUNS.finditer(memory_text)]
-    roles += [m["role"] for m in _ROLE_SAID.finditer(memory_text)]
+    # a trade noun said as a modifier ("an Italian place", "a dentist appointment") names no one
+    roles += [m["role"] for m in _ROLE_SAID.finditer(memory_text) if not followed_by_a_noun(memory_text, m.end())]
     return (_names_something_new(query, memory_text) or bool(_NAMING.search(memory_text))
             or bool(said & _PERSON_WORDS - asked) or bool(_DONE_BY.search(memory_text))
             or any(_singular(r.casefold()) not in asked | _NOT_ROLES for r in roles))

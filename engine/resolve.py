@@ -206,8 +206,9 @@ def _plural_thing(words: list[str]) -> bool:
         if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
             # a past verb fits both ("James moved", "Tickets sold out"): the name is the safer reading; "cost" is
             # said of prices, hardly ever of a person
-            return after in _PLURAL_VERBS or (after.isalpha() and not after.endswith(("s", "ed")) and words[k + 1][:1].islower()
-                                              and after not in _NOT_A_VERB and after not in PAST_TENSE)
+            plain_verb = (after.isalpha() and words[k + 1][:1].islower() and not after.endswith(("s", "ed"))
+                          and after not in _NOT_A_VERB and after not in PAST_TENSE)
+            return after in _PLURAL_VERBS or plain_verb
     return False
 
 
@@ -638,9 +639,9 @@ def thing_said_before(cand: Candidate, before: Candidate | None, neighbours: lis
         return [], ""
     if callable(neighbours):
         neighbours = neighbours(n)
-    for n in sorted(neighbours, key=lambda n: (n.similarity, n.memory.id), reverse=True):
-        memory = n.memory
-        if n.similarity < floor:
+    for near in sorted(neighbours, key=lambda nb: (nb.similarity, nb.memory.id), reverse=True):
+        memory = near.memory
+        if near.similarity < floor:
             break
         if (memory.status != "active" or memory.user_id != user_id or memory.message_id == message_id
                 or _accumulating(memory.attribute) or relation(memory.text) is not None

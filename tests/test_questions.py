@@ -234,6 +234,12 @@ def test_contrast_mismatch(query, memory, expected):
     ("who grooms my dog?", "User's dog is groomed monthly by a mobile groomer.", False),
     ("who planted the hedge?", "The hedge was planted years ago.", True),
     ("who runs the market?", "The market is held in the square by the church.", True),
+    ("who runs the cafe?", "The cafe is in the garden by the river.", True),  # "garden" is no participle
+    ("who owns the flat?", "User's flat is in town by the station.", True),
+    ("who did I have dinner with?", "User had dinner at a vegetarian place.", True),  # a modifier, no one
+    ("who treats my knee?", "User's knee is treated by a physiotherapist every week.", False),
+    ("who treats my shoulder?", "User sees a physiotherapist every week.", False),
+    ("who fixed my bike?", "User's bike was fixed by a mechanic.", False),
     # a bare "May" is a month after a word saying when; holidays and breaks answer "when"
     ("when does my contract end?", "User's contract ends in May.", False),
     ("when is the reunion?", "The reunion is every May.", False),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from engine import MemoryEngine, Settings
+
 pytestmark = pytest.mark.integration
 
 UPDATES = [
@@ -198,3 +200,29 @@ def test_what_follows_an_ending_about_something_else_stays_beside(engine, messag
     ended, other = result.memories
     assert result.superseded_ids == [1] and ended.supersedes == 1 and other.supersedes is None
     assert {m.id for m in engine.list_memories(user_id="u")} >= {ended.id, other.id}
+
+
+@pytest.mark.parametrize("old, message, question, expected, gone", [
+    ("My accountant is Sue Marsh.", "the accountant retired last spring, we use Kim Doyle now",
+     "who is our accountant?", "Kim Doyle", "Sue Marsh"),
+    ("Our choir rehearses on Wednesdays.", "choir lost the church hall, it's Saturdays now",
+     "when does our choir rehearse?", "Saturdays", "Wednesdays"),
+])
+def test_a_value_said_of_the_thing_in_the_clause_before_replaces_it(engine, old, message, question, expected, gone):
+    engine.ingest(old, user_id="u")
+    result = engine.ingest(message, user_id="u")
+    assert result.status == "superseded", [t.reason for t in result.trace]
+    active = [m.text for m in engine.list_memories(user_id="u")]
+    assert any(expected in t for t in active) and not any(gone in t for t in active), active
+    hits = engine.recall(question, user_id="u").hits
+    assert not any(gone in h.memory.text for h in hits), [h.memory.text for h in hits]
+
+
+def test_the_clause_before_rule_turns_off(tmp_path, embedder):
+    engine = MemoryEngine(Settings(data_dir=tmp_path, clause_before_floor=None), embedder=embedder)
+    try:
+        engine.ingest("My accountant is Sue Marsh.", user_id="u")
+        result = engine.ingest("the accountant retired last spring, we use Kim Doyle now", user_id="u")
+        assert result.status == "created"
+    finally:
+        engine.close()

@@ -443,11 +443,17 @@ def names_old_value(old_value: str, clause: str, new_value: str = "", *, sentenc
 _GENERIC_DESCRIPTION_WORDS = frozenset(_words("person people thing things other information use uses used"))
 
 
+@lru_cache(maxsize=256)
+def _own_words(slot_name: str, description: str) -> frozenset[str]:
+    """A slot's topic words: its name and its description's words before the examples."""
+    return frozenset(_slot_words(slot_name.replace("_", " ") + " " + description.partition(":")[0]))
+
+
 @lru_cache(maxsize=1)
 def _all_kind_words() -> frozenset[str]:
     """Words saying what kind of thing a value is: every slot's name and description words, and _KIND_WORDS."""
-    slot_words = (_slot_words(s.name.replace("_", " ") + " " + s.description.partition(":")[0]) for s in SLOTS.values())
-    return frozenset().union(*slot_words, _KIND_WORDS) - _GENERIC_DESCRIPTION_WORDS
+    return frozenset().union(*(_own_words(s.name, s.description) for s in SLOTS.values()),
+                             _KIND_WORDS) - _GENERIC_DESCRIPTION_WORDS
 
 
 # People a user talks about. "User's sister Ana lives in Porto." is the sister's fact.
@@ -490,24 +496,23 @@ def slot_fits(clause: str, slot_name: str, description: str, text: str = "") -> 
     its memory sentence (`text`) is about someone else: the user's slots hold the user's facts."""
     if text and about_someone_else(text):
         return False
-    head, _, examples = description.partition(":")
-    words = _slot_words(slot_name.replace("_", " ") + " " + head) - _GENERIC_DESCRIPTION_WORDS
+    examples = description.partition(":")[2]
+    words = _own_words(slot_name, description) - _GENERIC_DESCRIPTION_WORDS
     raw = _TOKEN.findall(clause)
     said = [w.casefold() for w in raw]
     # A slot's word that only names another thing ("my name tag", "my car insurance") is no topic of the slot;
     # "my phone number", "my time zone" keep theirs: the word after is the slot's own.
-    naming = [not modifies_a_noun(raw, i, words) for i in range(len(raw))]
-    if any(_slot_words(w) & words for w, own in zip(said, naming) if own):
+    if any(_slot_words(w) & words and not modifies_a_noun(raw, i, words) for i, w in enumerate(said)):
         return True
     named = {w.casefold() for w in re.findall(r"[\w'-]+", examples)} - _EXAMPLE_FILLER
-    return any(w.removesuffix("s") in named or w in named for i, w in enumerate(said)
-               if naming[i] and not (i and said[i - 1] in _BEFORE_A_VERB))
+    return any((w.removesuffix("s") in named or w in named) and not (i and said[i - 1] in _BEFORE_A_VERB)
+               and not modifies_a_noun(raw, i, words) for i, w in enumerate(said))
 
 
 # Words that end a noun phrase's run: a noun after them is no head of the word before.
 _PHRASE_BREAK = frozenset("and or but because so if when while that which who whose than as a an the my your his her "
-                          "our their this these those some any i you he she it we they me him us them i'm it's"
-                          .split()) | ADVERBS
+                          "our their this these those some any every each all both another "
+                          "i you he she it we they me him us them i'm it's".split()) | ADVERBS
 _PREPOSITIONS = frozenset("at on in by with to for from of about into onto near under over behind".split())
 # A verb said to a plural subject, in its plain form: "my guitar strings need replacing", "my car keys are ...".
 _PLAIN_VERBS = frozenset("""
@@ -551,44 +556,67 @@ def phrase_head(raw: list[str], i: int, own: set[str] | frozenset[str] = frozens
             return head
         if in_prepositional:
             continue
-        if (word in _PHRASE_BREAK or word in _PREPOSITIONS or word.endswith("ly") or _NUMBER.search(word)
-                or raw[j][:1].isupper() or _slot_words(word) & own):
+        if not _plain_word(raw[j], own):
             return None
         head = j
     return None
+
+
+def _plain_word(word: str, own: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Could a word (not a verb) go on a noun phrase? Not a phrase break, a preposition, an "-ly" word, a number, a
+    name, a mark, nor a word of `own`."""
+    low = word.casefold()
+    return not (low in _PHRASE_BREAK or low in _PREPOSITIONS or low in _MARKS or low.endswith("ly")
+                or _NUMBER.search(low) or word[:1].isupper() or _slot_words(low) & own)
+
+
+def followed_by_a_noun(text: str, end: int) -> bool:
+    """Does a plain noun follow the word ending at character `end`, which then only modifies it ("an Italian
+    place", "a dentist appointment"), wherever in the sentence it stands? "a nutritionist.", "a florist in town",
+    "a dietitian called Ann" head their own."""
+    tokens = _TOKEN.findall(text[end:])[:2]
+    if not tokens:
+        return False
+    after = tokens[1].casefold() if len(tokens) > 1 else ""
+    return _plain_word(tokens[0]) and not _verb_like(tokens[0].casefold(), after)
 
 
 _MARKS = frozenset(",.;:!?()")
 _TOKEN = re.compile(r"[\w'-]+|[,.;:!?()]")  # words, and the marks that end a phrase
 
 
+@lru_cache(maxsize=4096)
+def _phrase_heads(text: str) -> tuple[tuple[str, ...], tuple[int | None, ...]]:
+    """A text's tokens and, for each, the noun it modifies (phrase_head); cached: rule 7 asks it of one clause
+    once per near memory."""
+    raw = _TOKEN.findall(text)
+    return tuple(raw), tuple(phrase_head(raw, i) for i in range(len(raw)))
+
+
 def said_as_things(text: str, kind_words: set[str] | frozenset[str] = frozenset()) -> set[str]:
     """The word stems of a text less those only modifying another thing ("my guitar strings need replacing" says
     nothing of the guitar); a modifier of a word of `kind_words` counts ("the Django backend was replaced")."""
-    raw = _TOKEN.findall(text)
-    kept = []
-    for i, word in enumerate(raw):
-        head = phrase_head(raw, i)
-        if head is None or _slot_words(raw[head]) & kind_words:
-            kept.append(word)
-    return _words(" ".join(kept))
+    raw, heads = _phrase_heads(text)
+    return _words(" ".join(word for word, head in zip(raw, heads)
+                           if head is None or _slot_words(raw[head]) & kind_words))
+
+
+def said_as_a_thing(text: str, end: int, own: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Is the word of `text` ending at character `end` said as a thing, not as a modifier of the noun after it
+    ("a nutritionist." is someone; "an Italian place" is a place)? `own`: nouns after it that keep it ("phone
+    number")."""
+    spans = list(_TOKEN.finditer(text))
+    last = max((k for k, m in enumerate(spans) if m.start() < end), default=None)
+    return last is None or not modifies_a_noun([m.group(0) for m in spans], last, own)
 
 
 def named_kinds(text: str) -> list[str]:
     """The single-valued slots whose well-known values a text names as things ("gave neovim a go" -> ["editor"]);
     a value said only as a modifier of another thing is none: "my coffee machine broke" names no drink, while "my
     Postgres database" still names a database."""
-    raw_spans = list(_TOKEN.finditer(text))
-    raw = [m.group(0) for m in raw_spans]
-    kinds = []
-    for slot, pattern in _value_patterns().items():
-        own = _slot_words(slot.replace("_", " ") + " " + SLOTS[slot].description.partition(":")[0])
-        for match in pattern.finditer(text):
-            last = max((k for k, m in enumerate(raw_spans) if m.start() < match.end()), default=None)
-            if last is None or not modifies_a_noun(raw, last, own):
-                kinds.append(slot)
-                break
-    return sorted(kinds)
+    return sorted(slot for slot, pattern in _value_patterns().items()
+                  if any(said_as_a_thing(text, match.end(), _own_words(slot, SLOTS[slot].description))
+                         for match in pattern.finditer(text)))
 
 
 # How long and how old are no topic of a slot: "48k a year" is no age "in years".
