@@ -20,7 +20,8 @@ from evaluation.runner import load_cases, percentile
 
 pytestmark = pytest.mark.integration
 # Categories of two-message updates, each with controls whose two facts must both stay.
-UPDATE_OR_CONTROL = ("updates_in_passing", "same_kind_updates", "amount_deltas", "topic_in_another_clause")
+UPDATE_OR_CONTROL = ("updates_in_passing", "same_kind_updates", "amount_deltas", "topic_in_another_clause",
+                     "kept_frame_updates")
 
 REPO = Path(__file__).resolve().parent.parent
 # The CI machine keeps the LoCoMo release next to the repository; it is CC BY-NC and never copied into the repo.
