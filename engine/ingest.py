@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 
 from . import extraction as extractlib
+from .extraction import frames
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
-from .resolve import Neighbour, Plan, SlotState, plan_candidate, takes_the_place, thing_said_before
+from .resolve import Neighbour, Plan, SlotState, frame_kept, plan_candidate, takes_the_place, thing_said_before
 from .settings import Settings
 from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
@@ -108,7 +109,7 @@ class Ingest:
                 plans, ended, before = [], None, None
                 for cand, vector in zip(cands, vectors):
                     plans.append(self._apply_candidate(conn, message.user_id, cand, vector, message_id, now,
-                                                       after=ended, before=before))
+                                                       after=ended, before=before, message_text=message.text))
                     ended, before = (plans[-1][0], plans[-1][1]), (cand, vector)
                 status = overall_status(plans)
                 self.ledger.set_message_outcome(conn, message_id, status)
@@ -177,8 +178,10 @@ class Ingest:
     def _apply_candidate(self, conn: Connection, user_id: str, cand: extractlib.Candidate,
                          vector: np.ndarray, message_id: int, now: str,
                          after: tuple[Plan, int] | None = None,
-                         before: tuple[extractlib.Candidate, np.ndarray] | None = None) -> tuple[Plan, int]:
-        """after: the plan of the message's previous fact and the memory it made; before: that fact and its vector."""
+                         before: tuple[extractlib.Candidate, np.ndarray] | None = None,
+                         message_text: str = "") -> tuple[Plan, int]:
+        """after: the plan of the message's previous fact and the memory it made; before: that fact and its vector;
+        message_text: the message as the extractor read it."""
         plan = self.plan(conn, user_id, cand, vector, message_id)
         if plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
@@ -187,6 +190,11 @@ class Ingest:
         elif plan.action == "created" and before is not None and self.settings.clause_before_floor is not None:
             found, why = thing_said_before(cand, before[0], self._nearest(conn, user_id, before[1]), user_id=user_id,
                                            message_id=message_id, floor=self.settings.clause_before_floor)
+            if found:
+                plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
+        if plan.action == "created" and self.settings.frame_updates:
+            found, why = frame_kept(cand, rest_of_message(message_text, cand.clause), self._nearest(conn, user_id, vector),
+                                    user_id=user_id, message_id=message_id)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
         if plan.action == "confirmed":
@@ -234,7 +242,11 @@ class Ingest:
         old = self.ledger.get_many_in(conn, plan.supersede_ids).get(plan.supersede_ids[0])
         if old is None:
             return cand, vector
-        restated = extractlib.restate(extractlib.said(old.text), cand.clause)
+        # "we meet at Jen's house now" after "User's book club meets at the library.": the old sentence with the new
+        # value in its frame, when the change keeps the frame; else what the change says of the old value
+        in_frame = frames.restate(extractlib.said(old.text), cand.text)
+        restated = ((in_frame, in_frame.rstrip("."), False) if in_frame
+                    else extractlib.restate(extractlib.said(old.text), cand.clause))
         if restated is None:
             return self._labelled(cand, vector, plan, old)
         text, value, inferred = restated
@@ -286,6 +298,12 @@ def trace_candidate(cand: extractlib.Candidate, plan: Plan, memory_id: int, memo
                          for mid, sim in compared.items() if mid in memories),
                         key=lambda c: c.similarity, reverse=True),
     )
+
+
+def rest_of_message(message: str, clause: str) -> str:
+    """The message without one clause of it: what else it names."""
+    at = message.find(clause)
+    return message if at < 0 else f"{message[:at]} {message[at + len(clause):]}"
 
 
 def as_said(memory: Memory) -> Memory:

@@ -83,7 +83,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, value_key
+from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (ADDS, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role,
                                  in_place, measured_again, names_old_value, names_slot, names_subject, relation,
@@ -425,6 +425,23 @@ def _same_relative(old_text: str, new_text: str) -> bool:
     return new is None or new == relation(old_text)
 
 
+# A word that points at someone besides the speaker: "we increased her allowance" may be about the daughter.
+_POINTS_AT_SOMEONE = re.compile(r"\b(?:her|hers|him|his|she|he|their|them|they)\b", re.IGNORECASE)
+
+
+# A sentence naming who fills one of the user's roles is about the user's role, not about that person's life:
+# "User's dentist is Dr. Patel." may be replaced by "User had to find a new dentist, Dr. Okafor is lovely".
+_ROLE_NAMED = re.compile(r"^User's\s+[\w' -]{1,40}?\s+(?:is|was|are)\s+(?:called\s+|named\s+)?"
+                         r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?\s+)?[A-Z]")
+
+
+def _own_against_relatives(old_text: str, new_text: str) -> bool:
+    """Is the new sentence about the user alone and the old one about the life of a relative, friend or colleague?
+    "User works at KPMG now" says nothing of "User's sister works at Deloitte"; "We increased her allowance" may."""
+    return (relation(old_text) is not None and relation(new_text) is None and not _ROLE_NAMED.match(old_text)
+            and not _POINTS_AT_SOMEONE.search(new_text))
+
+
 def _in_slot(memory: Memory, cand: Candidate, user_id: str) -> bool:
     return (memory.status == "active" and memory.user_id == user_id and memory.subject == cand.subject
             and memory.attribute == cand.attribute)
@@ -478,8 +495,9 @@ def _accumulating(attribute: str) -> bool:
 def _same_person(old_text: str, cand: Candidate) -> bool:
     """Could the new fact be about whom the old memory is about? An old fact about a named person
     needs the new clause to name them; a new fact about a named person (a capitalised name inside
-    the clause, not just its first word) needs the old memory to name them."""
-    if not _same_relative(old_text, cand.text):
+    the clause, not just its first word) needs the old memory to name them. A fact about the user alone is not
+    about a relative ("User works at KPMG now" against "User's sister works at Deloitte")."""
+    if not _same_relative(old_text, cand.text) or _own_against_relatives(old_text, cand.text):
         return False
     old_name, new_name = named_subject(old_text), named_subject(cand.text)
     if old_name and old_name not in cand.text.casefold():
@@ -560,7 +578,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 return [n.memory.id], looked, "another amount in the unit this memory measures, with an update cue"
     people = _people([n.memory for n in nearest], cand)
     for n in mine:
-        if n.similarity < floor or _accumulating(n.memory.attribute):
+        if n.similarity < floor or _accumulating(n.memory.attribute) or _own_against_relatives(n.memory.text, cand.text):
             continue
         same_subject = _same_subject(n.memory, cand)
         if not competes(n.memory.text, cand.text, people=people):
@@ -652,6 +670,56 @@ def thing_said_before(cand: Candidate, before: Candidate | None, neighbours: lis
             return [memory.id], (f"the message's clause before names this memory's thing (at least {floor} "
                                  "similar); this one says its value again, with a word of change")
     return [], ""
+
+
+# Rule 12. A change said in the old fact's frame with a pronoun or the speaker in the thing's place: "book club
+# outgrew the room, we meet at Jen's house now" after "Our book club meets at the library", "I get it from Rave now"
+# after "My coffee subscription is from Pact", "they're on Sundays now" after "The kids' lessons are on Saturdays".
+# Words that say this time round, besides the words of change: a provider named "this year" is this year's one.
+_THIS_TIME = re.compile(r"\bthis (?:year|term|season|time round|time)\b", re.IGNORECASE)
+
+
+def frame_kept(cand: Candidate, context: str, neighbours: list[Neighbour] | Nearest, *, user_id: str,
+               message_id: int, n: int = 20) -> tuple[list[int], str]:
+    """Rule 12: the memory whose frame (verb and preposition) this clause says again with another value, its
+    thing said by a pronoun or by the speaker ("we meet at ...", "I get it from ...", "it's on ..."). `context`:
+    the rest of the message. Among the memories of that frame, the one whose thing the rest of the message names;
+    failing that, the only one, unless the clause's speaker stands for a thing with "be" ("I'm with Admiral"),
+    which needs the thing named ("I'm with Sarah now" says nothing of the car insurance). Never an accumulating
+    slot's memory, someone else's, one of this message, or a clause that adds rather than replaces."""
+    if cand.asked or cand.subject != "user" or relation(cand.text) is not None:
+        return [], ""
+    found = frames.last_frame(cand.text)
+    if found is None or found[0].subject == "thing" or not in_place(found[1]):
+        return [], ""
+    new, context = found[0], f"{found[2]} {context}"
+    if not (cand.correction or CHANGE_CUES.search(cand.clause) or _THIS_TIME.search(cand.clause)):
+        return [], ""
+    if callable(neighbours):
+        neighbours = neighbours(n)
+    fits = []
+    for near in neighbours:
+        memory = near.memory
+        if (memory.status != "active" or memory.user_id != user_id or memory.message_id == message_id
+                or _accumulating(memory.attribute) or relation(memory.text) is not None
+                or not _same_person(memory.text, cand)):
+            continue
+        old = frames.frame(memory.text)
+        if old is not None and frames.kept(old, new):
+            fits.append((memory, old))
+    if not fits:
+        return [], ""
+    named = topic_words(context)
+    told = [(m, old) for m, old in fits if old.thing & named]
+    if len(told) == 1:
+        return [told[0][0].id], ("says this memory's verb and preposition again with another value, its thing "
+                                 "named in the rest of the message")
+    if told or len(fits) > 1:
+        return [], ""
+    memory, old = fits[0]
+    if new.subject == "user" and old.subject == "thing" and new.verb == "be":
+        return [], ""
+    return [memory.id], "says the verb and preposition of the only memory said that way again, with another value"
 
 
 def _clearly_nearest(holders: list[Neighbour], floor: float, margin: float) -> Neighbour | None:

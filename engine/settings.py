@@ -100,6 +100,10 @@ class Settings(BaseSettings):
     # we switched to EDF", resolve.py rule 11) replaces the memory of that thing when the clause before is at least
     # this similar to it (besides sharing its topic word). None turns it off.
     clause_before_floor: float | None = Field(0.30, ge=0.0, le=1.0)
+    # A change said in an old fact's frame, its thing said by a pronoun or the speaker ("book club outgrew the
+    # room, we meet at Jen's house now", resolve.py rule 12), replaces the memory said with that verb and
+    # preposition. False turns it off.
+    frame_updates: bool = True
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -211,7 +211,7 @@ def _american(word: str) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _term(raw: str) -> str:
+def term(raw: str) -> str:
     # Recall tokenizes every candidate memory on every question: a word's term is computed once, not per
     # candidate (a vocabulary of a few tens of thousands of words fits).
     return _stem(_american(raw))
@@ -224,7 +224,7 @@ def tokenize(text: str) -> list[str]:
         raw = raw.strip(".")
         if not raw or raw in STOPWORDS:
             continue
-        tokens.append(_term(raw))
+        tokens.append(term(raw))
     return tokens
 
 

@@ -49,13 +49,21 @@ def informative(clause: str) -> bool:
         return short
     tokens = textlib.tokenize(clause)
     # Scripts without spaces (Japanese, Chinese) give one long token for a whole sentence.
-    return len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6 or bool(_OWN_NAMED.match(clause.strip()))
+    return (len(tokens) >= 2 or sum(len(t) for t in tokens) >= 6 or bool(_OWN_NAMED.match(clause.strip()))
+            or bool(_NAMED_AFTER_PREPOSITION.match(clause.strip())))
 
 
 # One's own thing said by its name is worth keeping with one content word: "I have a Kindle", "I own a Tesla",
 # "we got a PS5"; not "I have a question".
 _OWN_NAMED = re.compile(r"^(?:i|we)(?:'ve)?\s+(?:(?:just|also|now|finally)\s+)?(?:have|own|got|bought|use|drive|ride)"
                         r"\s+(?:(?:a|an|the|my|our|two|three)\s+)?(?-i:[A-Z][\w-]*|\w*\d\w*)\b", re.IGNORECASE)
+
+
+# Where one gets a thing, or whom one is with, said by a name: "I get it from Rave now", "we're with EDF", "I'm on
+# Vodafone"; the name is the fact, however short ("rave" alone is three letters).
+_NAMED_AFTER_PREPOSITION = re.compile(
+    r"^(?:i|we|i'm|im|we're|i've|we've)\s+(?:[a-z']+\s+){0,3}?(?:from|with|at|on|through|via)\s+(?-i:[A-Z][\w&'-]*|\w*\d\w*)",
+    re.IGNORECASE)
 
 
 # A habit or practice said in a few words is a fact about the speaker ("I do yoga", "i cycle", "I code in Go", "I
