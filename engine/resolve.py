@@ -70,6 +70,14 @@ between John and Maria nearly every sentence names one of them.
    back ("I", "we", "it's", "so ..."), not with a thing of its own ("my water bill is 30 now"); being somewhere now
    ("I'm at Costa now") holds nothing; never a memory of an accumulating slot or about someone else (ingest.py
    calls it with the previous clause and its nearest memories when the rules above replaced nothing).
+12. A clause that says an old fact's frame again, its verb and preposition, with another value and a word of
+   change, its thing said by a pronoun or the speaker ("book club outgrew the room, we meet at Jen's house now"
+   after "Our book club meets at the library", "I get it from Rave now" after "My coffee subscription is from
+   Pact", "they go out on Mondays now" after "The bins go out on Thursdays"; extraction/frames.py) replaces the
+   memory said that way whose thing the rest of the message names, or the only memory said that way. "I'm with
+   X" stands for a thing ("my broadband is with Virgin") only when the message names it. A clause that names a
+   thing of its own ("my band rehearses at ...", "I buy my clothes at ...") is not this rule's; neither is a
+   memory of an accumulating slot or about someone else (ingest.py calls it after rule 11).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -119,7 +127,7 @@ SWITCH_CUES = CuePattern(
 _CHANGE_WORDS = (
     r"now|new|latest|these days|nowadays|since|anymore|no longer|instead|actually|upgrad(?:e|ed|ing)|"
     r"downgrad(?:e|ed|ing)|promoted|demoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|"
-    r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|rescheduled|"
+    r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|slipped|slid|rescheduled|"
     r"postponed|pushed|updated|(?:went|gone) with|(?:not|never) going back|done with|"
     # a change that takes effect later: "1350 from next month", "starting next week"
     r"(?:from|starting|as of) (?:next|this|the (?:next|start of)) (?:week|month|year|term|season|spring|summer|"
@@ -161,7 +169,9 @@ _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "
               # a pronoun stands for someone; it names no one ("They've added 3 pounds to the ticket price.")
               "they", "they've", "they're", "they'd", "they'll", "he", "he'd", "he'll", "she", "she'd", "she'll",
               "we", "we've", "we're", "we'd", "you", "you've", "you're", "i", "someone", "somebody", "everyone",
-              "everybody", "nobody"}
+              "everybody", "nobody",
+              # a day of the week names no one ("User's Sunday league team plays at ...")
+              "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
 def named_subject(text: str) -> str:
@@ -676,7 +686,9 @@ def thing_said_before(cand: Candidate, before: Candidate | None, neighbours: lis
 # outgrew the room, we meet at Jen's house now" after "Our book club meets at the library", "I get it from Rave now"
 # after "My coffee subscription is from Pact", "they're on Sundays now" after "The kids' lessons are on Saturdays".
 # Words that say this time round, besides the words of change: a provider named "this year" is this year's one.
-_THIS_TIME = re.compile(r"\bthis (?:year|term|season|time round|time)\b", re.IGNORECASE)
+# What has held lately is said with "have been ...ing": "we've been ordering them from Ocado".
+_THIS_TIME = re.compile(r"\bthis (?:year|term|season|time round|time)\b|(?:'ve|\bhave|\bhas|'s) been \w+ing\b",
+                        re.IGNORECASE)
 
 
 def frame_kept(cand: Candidate, context: str, neighbours: list[Neighbour] | Nearest, *, user_id: str,
@@ -687,8 +699,8 @@ def frame_kept(cand: Candidate, context: str, neighbours: list[Neighbour] | Near
     failing that, the only one, unless the clause's speaker stands for a thing with "be" ("I'm with Admiral"),
     which needs the thing named ("I'm with Sarah now" says nothing of the car insurance). Never an accumulating
     slot's memory, someone else's, one of this message, or a clause that adds rather than replaces."""
-    if cand.asked or cand.subject != "user" or relation(cand.text) is not None:
-        return [], ""
+    if cand.asked or not (cand.subject == "user" or cand.subject.startswith("event:")) or relation(cand.text):
+        return [], ""  # "we're meeting at the library from now on" may have been read as an event of the user's
     found = frames.last_frame(cand.text)
     if found is None or found[0].subject == "thing" or not in_place(found[1]):
         return [], ""

@@ -226,3 +226,42 @@ def test_the_clause_before_rule_turns_off(tmp_path, embedder):
         assert result.status == "created"
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("old, message, question, expected, gone", [
+    ("Our choir rehearses at the church hall.", "the hall roof is leaking so we rehearse at the scout hut now",
+     "where does our choir rehearse?", "scout hut", "church hall"),
+    ("I order my veg box from Riverford.", "too much packaging, I order it from Abel & Cole now",
+     "where do I order my veg box from?", "Abel & Cole", "Riverford"),
+    ("My broadband is with Virgin.", "broadband renewal was a joke, I'm with Sky this year",
+     "who is my broadband with?", "Sky", "Virgin"),
+])
+def test_a_change_said_in_the_old_frame_replaces_it(engine, old, message, question, expected, gone):
+    engine.ingest(old, user_id="u")
+    result = engine.ingest(message, user_id="u")
+    assert result.status == "superseded", [t.reason for t in result.trace]
+    active = [m.text for m in engine.list_memories(user_id="u")]
+    assert any(expected in t for t in active) and not any(gone in t for t in active), active
+    hits = engine.recall(question, user_id="u").hits
+    assert hits and expected in hits[0].memory.text, [h.memory.text for h in hits]
+
+
+@pytest.mark.parametrize("old, message", [
+    ("Our choir rehearses at the church hall.", "my band rehearses at the scout hut now"),  # another thing
+    ("My brother works at Arup.", "I work at Atkins now"),  # another person
+    ("My broadband is with Virgin.", "I'm with Sam now, we met at work"),  # the thing is never named
+])
+def test_the_old_frame_about_another_thing_stays(engine, old, message):
+    engine.ingest(old, user_id="u")
+    result = engine.ingest(message, user_id="u")
+    assert result.superseded_ids == [], [t.reason for t in result.trace]
+
+
+def test_the_old_frame_rule_turns_off(tmp_path, embedder):
+    engine = MemoryEngine(Settings(data_dir=tmp_path, frame_updates=False), embedder=embedder)
+    try:
+        engine.ingest("Our choir rehearses at the church hall.", user_id="u")
+        result = engine.ingest("we rehearse at the scout hut now", user_id="u")
+        assert result.status == "created", [t.reason for t in result.trace]
+    finally:
+        engine.close()

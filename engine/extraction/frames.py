@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from .. import text as textlib
 
-_BE = frozenset("is are was were am 's 're 'm be".split())
+_BE = frozenset("is are was were am 's 're 'm be been".split())
 _HAVE = frozenset("has have had".split())
 PREPOSITIONS = frozenset("at on in with from to through via by into along around near outside behind under inside".split())
 # What may stand between a verb and its object or preposition: "meets now at", "is still with", "is usually on".
@@ -128,8 +128,10 @@ def frame(text: str) -> Frame | None:
             return None  # "Marco is User's trainer": a person, not a thing
     i = verb_at + 1
     verb = words[verb_at]
-    if _lemma(verb) in ("be", "get") and i < len(words) and _participle(words[i]):
-        verb, i = words[i], i + 1  # "User is living with ...", "it gets collected on ...": the verb after
+    while _lemma(verb) in _AUXILIARIES and i < len(words) and (_participle(words[i]) or _lemma(words[i]) == "be"):
+        # "User is living with ...", "it gets collected on ...", "User has been ordering them from ...": the verb
+        # is the one the auxiliaries lead to
+        verb, i = words[i], i + 1
     while i < len(words) and words[i].casefold() in _ADVERBS:
         i += 1
     prep_at = next((j for j in range(i, min(len(words), i + 5)) if words[j].casefold() in PREPOSITIONS), None)
@@ -176,6 +178,9 @@ def last_frame(text: str) -> tuple[Frame, str, str] | None:
         if found is not None:
             return found, part, text[:m.start()]
     return None
+
+
+_AUXILIARIES = frozenset({"be", "get", "have", "been"})
 
 
 def _participle(word: str) -> bool:

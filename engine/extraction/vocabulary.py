@@ -178,7 +178,7 @@ def _inside_a_name(text: str, match: re.Match[str]) -> bool:
 
 UPDATE_CUES = CuePattern(
     r"\b(?:actually|moved|moving|relocated|switched|switching|changed|changing|no longer|not anymore|anymore|"
-    r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|"
+    r"correction|now|instead|these days|nowadays|from now on|rescheduled|postponed|pushed|delayed|slipped|slid|"
     r"brought forward|moved up|updated|update|new|i meant|scratch that|turns out|wrong|replaced|migrated|"
     r"migrating|quit|stopped|gave up|left|any more|ditched|dropped|upgraded|became|become|cut down|cut back|"
     r"down to|up to|sorry|oops|my bad|misread|mistake|mistaken|forgot|correct|no more|revised|rescheduling|"
