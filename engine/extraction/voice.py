@@ -20,6 +20,7 @@ wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cos
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "'m": "is", "don't": "doesn't",
               "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
               "aren't": "isn't"}
+_ALREADY_THIRD = frozenset({"has", "does", "goes", "is", "was", "hasn't", "doesn't", "isn't", "wasn't"})
 ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "never", "now", "currently",
             "mostly", "recently", "definitely", "absolutely", "actually", "only", "sometimes", "already",
             "finally", "totally", "truly", "generally", "mainly", "primarily", "normally", "basically", "kinda",
@@ -32,6 +33,8 @@ def third_person_verb(verb: str) -> str:
     low = verb.lower()
     if low in _IRREGULAR:
         return _IRREGULAR[low]
+    if low in _ALREADY_THIRD:
+        return verb  # "i has two brothers", said in a second language: "has", not "hases"
     if low in _MODALS or low in PAST_TENSE or low.endswith("ed") or not low.isalpha():
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
@@ -96,6 +99,28 @@ _TITLE_SINCE = re.compile(r"^(?:an?\s+)?(?P<title>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(
                           r"effective)\s+\w)", re.IGNORECASE)
 
 
+# A state or habit said without its "I" in the present: "Live in Porto now", "Work as a nurse", "Have two kids",
+# "Drive a Tesla", "Love sushi", "Seeing someone called Leo now". Only verbs a speaker says of their own life
+# (not "take", "keep", "go", "let", "make": "Take care", "Keep it up", "Go for it" are said to the listener), and
+# only with something after them that is not "it", "you" or "that" ("Love it!", "Hate that" say nothing durable).
+_STATE_VERB = re.compile(
+    r"^(?:(?:still|also|now|currently|mostly|usually|basically|really|honestly|totally|def(?:initely)?)\s+)?"
+    r"(?P<verb>live|work|have|own|drive|ride|love|like|hate|prefer|adore|speak|play|use|run|teach|study|eat|drink|"
+    r"cook|volunteer|rent|share|commute|cycle|swim|bank|support|follow|wear|collect|coach|manage|lead|"
+    r"seeing|dating|using|renting|sharing|teaching|volunteering|commuting|cycling|swimming|eating|"
+    r"drinking|wearing|coaching|managing|leading|saving|seeing)\s+"
+    r"(?!(?:it|you|u|ya|that|this|them|him|her|fun|a\s+(?:good|great|nice|lovely|wonderful)|to\s+(?:go|say|ask)|"
+    r"your|is|are|was|were|has|had|'s|sucks|stuff|soon|later)\b)\w", re.IGNORECASE)
+# A state said as a describing word without "I'm": "Allergic to peanuts", "Vegan since 2019", "Married with two
+# kids". A closed list of words that only describe a person ("excited", "tired" say a mood, not a fact).
+_STATE_WORD = re.compile(
+    r"^(?:(?:still|also|now|currently|mostly|basically|severely|mildly|very|quite)\s+)?"
+    r"(?:allergic|intolerant|lactose intolerant|gluten intolerant|vegan|vegetarian|pescatarian|pregnant|diabetic|"
+    r"asthmatic|coeliac|celiac|epileptic|dyslexic|autistic|colou?rblind|colou?r blind|deaf|left-handed|"
+    r"right-handed|married|divorced|widowed|single|engaged|retired|unemployed|self-employed|freelance|"
+    r"based|originally from)\b(?!\s+(?:is|are|was|were|people|folks|friends)\b)", re.IGNORECASE)
+
+
 def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
@@ -111,10 +136,14 @@ def restore_dropped_subject(clause: str) -> str:
         return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
     if _DOING.match(stripped):
         return "I'm " + stripped[:1].lower() + stripped[1:]
-    match = _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped) or _CHANGED.match(stripped)
-    if match is None:
-        return clause
-    return "I " + stripped[:1].lower() + stripped[1:]
+    if _DROPPED_SUBJECT.match(stripped) or _DONE.match(stripped) or _CHANGED.match(stripped):
+        return "I " + stripped[:1].lower() + stripped[1:]
+    state = _STATE_VERB.match(stripped)
+    if state:
+        return ("I'm " if state["verb"].casefold().endswith("ing") else "I ") + stripped[:1].lower() + stripped[1:]
+    if _STATE_WORD.match(stripped):
+        return "I'm " + stripped[:1].lower() + stripped[1:]
+    return clause
 
 
 # "Asana is what we use for tasks now" says "we use Asana for tasks now"; "Dr Ruiz is who I see" "I see Dr Ruiz".
