@@ -396,6 +396,17 @@ _WHEN_WORDS = re.compile(
     # an hour said bare after a word of time: "moved to 10", "at 6 now", "by half 9"
     r"\b(?:at|by|around|from|till|until|to)\s+(?:half\s+)?\d{1,2}(?:[:.]\d{2})?(?![\d:%]|[.,]\d)"
     r"(?!\s*(?:percent|kg|km|mi|miles|people|euros?|dollars?|pounds?|quid|k|m|grand|times|of)\b)", re.IGNORECASE)
+# "what year ..." asks for a year: four digits, or a year told by a word ("last year", "three years ago").
+_ASKS_YEAR = re.compile(r"\b(?:what|which) year\b|\bin what year\b", re.IGNORECASE)
+_YEAR_SAID = re.compile(r"\b(?:1[89]|20)\d{2}\b|'\d{2}\b|\b(?:last|this|next|that|the same) year\b|"
+                        r"\byears? ago\b|\b(?:new year|newyear)", re.IGNORECASE)
+# How long something has lasted or lasts ("married 10 years", "for three weeks", "a couple of months now") is no
+# answer to "when"; "in 3 weeks", "3 weeks ago", "2 days later" are.
+_HOW_LONG_ONLY = re.compile(
+    r"(?<!\bin )(?<!\bwithin )(?<!\bafter )(?<!\bbefore )(?<!\bevery )(?<!\bnext )(?<!\blast )"
+    r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|a few|a couple of|"
+    r"several|many)\s+(?:years?|months?|weeks?|days?|hours?|yrs?|mins?|minutes?)\b"
+    r"(?!\s+(?:ago|later|from now|before|after|earlier|old|time|back)\b)", re.IGNORECASE)
 _NAMING = re.compile(r"\b(?:named|called|nicknamed|name is|name's)\s+(?P<v>[\w'-]+)", re.IGNORECASE)
 _CAPITALISED = re.compile(r"\b[A-Z][\w'-]*")
 _NUMBER_WORDS = frozenset(
@@ -476,10 +487,13 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
     currency sign; a time needs a clock time, a day, a date, a month, a
     year, a part of the day or a word like "ago" ("when is Elena's birthday?" is not answered by "User's wife is
     named Elena"), except that a past event told in a dated message (`dated`) is dated by it."""
+    if _ASKS_YEAR.search(query):
+        return not _YEAR_SAID.search(memory_text)  # "what year was I born?" is not answered by "born on 12 June"
     if _ASKS_TIME.search(query):
         if dated and _ASKS_PAST.search(query):
             return False
-        return not (has_time(memory_text) or _WHEN_WORDS.search(memory_text))
+        said = _HOW_LONG_ONLY.sub(" ", memory_text)  # "married 10 years" says how long, not when
+        return not (has_time(said) or _WHEN_WORDS.search(said))
     if _ASKS_NAME.search(query):
         return not _names_something_new(query, memory_text)
     if _ASKS_MEASURE.search(query):

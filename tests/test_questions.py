@@ -253,6 +253,16 @@ def test_contrast_mismatch(query, memory, expected):
     ("what number bus do I take?", "User takes the bus to work.", True),
     ("what's my landlord's email?", "User's landlord is Mr. Ruiz.", True),
     ("what's my landlord's email?", "User's landlord's email is ruiz@lets.co.uk.", False),
+    # a year asked for needs a year said
+    ("what year did I graduate?", "User graduated in July.", True),
+    ("what year did I graduate?", "User graduated from Leeds in 2014.", False),
+    ("which year did we get married?", "User got married three years ago.", False),
+    # how long something lasts is no answer to when
+    ("when is my brother's birthday?", "User has been close to their brother for 20 years.", True),
+    ("when do I walk the dog?", "User walks the dog for an hour.", True),
+    ("when is my dentist appointment?", "User's dentist appointment is in 2 weeks.", False),
+    ("when did I move to Bristol?", "User moved to Bristol 6 years ago.", False),
+    ("when do I walk the dog?", "User walks the dog for an hour every evening.", False),
 ])
 def test_lacks_asked_value(query, memory, expected):
     assert questions.lacks_asked_value(query, memory) is expected
