@@ -94,6 +94,7 @@ from typing import Callable
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (ADDS, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role,
+                                 holds_one,
                                  in_place, measured_again, names_old_value, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
                                  value_kind_besides_when, value_kinds, values_differ)
@@ -588,8 +589,10 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 return [n.memory.id], looked, "another amount in the unit this memory measures, with an update cue"
     people = _people([n.memory for n in nearest], cand)
     for n in mine:
-        if n.similarity < floor or _accumulating(n.memory.attribute) or _own_against_relatives(n.memory.text, cand.text):
+        if n.similarity < floor or _own_against_relatives(n.memory.text, cand.text):
             continue
+        if _accumulating(n.memory.attribute) and (cand.understood or not holds_one(n.memory.text)):
+            continue  # "User's GP surgery is Parkside Medical." names one holder, though a guess filed it as health
         same_subject = _same_subject(n.memory, cand)
         if not competes(n.memory.text, cand.text, people=people):
             continue

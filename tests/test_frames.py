@@ -169,3 +169,17 @@ def test_a_fact_about_the_user_alone_is_not_about_a_relatives_life(old, new, apa
 def test_a_frame_through_a_participle_or_a_pronoun_object(text, verb, obj, value):
     found = last_frame(text)[0]
     assert (found.verb, found.obj, found.value) == (verb, obj, value)
+
+
+@pytest.mark.parametrize("text, one", [
+    ("User's GP surgery is Parkside Medical.", True),  # one holder named, whatever slot a guess filed it under
+    ("Dr. Amadi is User's GP.", True),
+    ("User's friend is Sam.", False),  # friends are held several at a time
+    ("User's favourite bands are Muse and Blur.", False),
+    ("User's hobby is chess.", False),  # no name
+    ("User's sister's school is Oakfield.", False),  # someone else's
+    ("User plays guitar.", False),
+])
+def test_a_sentence_naming_the_one_holder_of_a_role(text, one):
+    from engine.extraction.compete import holds_one
+    assert holds_one(text) is one

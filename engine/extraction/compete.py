@@ -969,6 +969,14 @@ def _parts(text: str) -> list[str]:
     return [text] + [p[:1].upper() + p[1:] + "." for p in parts if len(p.split()) >= 3]
 
 
+def holds_one(text: str) -> bool:
+    """Does a sentence name the one holder of a role of the user's ("User's GP surgery is Parkside Medical.",
+    "Dr. Amadi is User's GP.")? A role held once, whatever slot a guess filed the sentence under; not a role held
+    several times over ("User's friend is Sam"), nor a plural ("User's favourite bands are ...")."""
+    role = _role(text)
+    return role is not None and role[0] == "user" and "name" in _role_values(text)[0]
+
+
 def renames_role(old_text: str, new_text: str) -> bool:
     """Do both sentences name one role in words ("User's manager is Helen.", "User's boss is Marcus now.") and give
     it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant. The new
