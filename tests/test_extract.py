@@ -233,9 +233,25 @@ def test_a_relative_called_something_in_lower_case_is_still_named():
     # a describing word that only says a state of a person
     ("Allergic to shellfish.", "User is allergic to shellfish."),
     ("Divorced, two teenagers.", "User is divorced, two teenagers."),
+    ("dont eat shellfish", "User doesn't eat shellfish."),
 ])
 def test_a_dropped_subject_is_the_user(message, sentence):
     assert [c.text for c in extract(message)] == [sentence]
+
+
+@pytest.mark.parametrize("message, job, where", [
+    ("Night nurse at the Royal Free.", "nurse", "Royal Free"),
+    ("junior designer at an agency in Leeds", "designer", "agency in Leeds"),
+    ("Shift manager at Lidl, vegetarian, no kids", "manager", "Lidl"),
+])
+def test_a_job_said_with_where_it_is_held_without_im(message, job, where):
+    said = [c.text for c in extract(message)]
+    assert any(t.startswith("User") and job in t for t in said) and any(where in t for t in said), said
+
+
+@pytest.mark.parametrize("message", ["Manager at the shop said no", "The driver at the depot was rude"])
+def test_a_job_noun_that_is_the_subject_of_its_own_sentence_is_not_the_users_job(message):
+    assert all(c.attribute not in ("job_title", "employer") for c in extract(message))
 
 
 @pytest.mark.parametrize("message", [

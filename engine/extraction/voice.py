@@ -18,6 +18,7 @@ caught chose drove ate fell flew grew heard held kept lost met paid ran read sai
 wrote won woke wore broke spoke sang swam quit set put cut hit let shut hurt cost lent meant slept sat misread
 """.split())
 _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is", "'m": "is", "don't": "doesn't",
+              "dont": "doesn't",
               "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
               "aren't": "isn't"}
 _ALREADY_THIRD = frozenset({"has", "does", "goes", "is", "was", "hasn't", "doesn't", "isn't", "wasn't"})
@@ -105,6 +106,7 @@ _TITLE_SINCE = re.compile(r"^(?:an?\s+)?(?P<title>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(
 # only with something after them that is not "it", "you" or "that" ("Love it!", "Hate that" say nothing durable).
 _STATE_VERB = re.compile(
     r"^(?:(?:still|also|now|currently|mostly|usually|basically|really|honestly|totally|def(?:initely)?)\s+)?"
+    r"(?:(?:don't|dont|do not|never|no longer)\s+)?"
     r"(?P<verb>live|work|have|own|drive|ride|love|like|hate|prefer|adore|speak|play|use|run|teach|study|eat|drink|"
     r"cook|volunteer|rent|share|commute|cycle|swim|bank|support|follow|wear|collect|coach|manage|lead|"
     r"seeing|dating|using|renting|sharing|teaching|volunteering|commuting|cycling|swimming|eating|"
@@ -121,6 +123,20 @@ _STATE_WORD = re.compile(
     r"based|originally from)\b(?!\s+(?:is|are|was|were|people|folks|friends)\b)", re.IGNORECASE)
 
 
+# A job said with where it is held, without "I'm": "Shift manager at Lidl", "nurse in a children's hospital".
+_TITLE_AT = re.compile(r"^(?:an?\s+)?(?P<title>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?=(?:at|for|in|with)\s+\S)"
+                       r"(?!.*\b(?:is|are|was|were|said|says|told|asked|did|does|has|had|wants|will)\b)",
+                       re.IGNORECASE)
+
+
+def _a_job_title(words: str) -> bool:
+    """"Shift manager", "night nurse": a job noun with at most its modifiers; not "Retired", "working as a barista",
+    "the manager" (someone else)."""
+    said = words.split()
+    return (bool(JOB_NOUNS.fullmatch(said[-1])) and not said[0].casefold().endswith(("ed", "ing"))
+            and not {w.casefold() for w in said} & {"as", "the", "my", "our", "his", "her", "their", "your", "to"})
+
+
 def restore_dropped_subject(clause: str) -> str:
     """"Sold the van last week" -> "I sold the van last week": chat leaves out the "I" before a past-tense
     verb; put back, the clause reads as the user's to every rule and to third_person."""
@@ -132,6 +148,9 @@ def restore_dropped_subject(clause: str) -> str:
     if title and JOB_NOUNS.fullmatch(title["title"].split()[-1]):
         return f"I'm now {article(title['title'])} " + stripped[title.start("title"):title.end("title")] + \
             stripped[title.end("title"):]
+    title = _TITLE_AT.match(stripped)
+    if title and _a_job_title(title["title"]):
+        return f"I'm {article(title['title'])} " + stripped[title.start("title"):]
     if _NEWS.match(stripped):
         return "I got " + ("" if stripped[:2].casefold() == "a " else "a ") + stripped[:1].lower() + stripped[1:]
     if _DOING.match(stripped):
