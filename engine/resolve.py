@@ -589,7 +589,8 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
                 return [n.memory.id], looked, "another amount in the unit this memory measures, with an update cue"
     people = _people([n.memory for n in nearest], cand)
     for n in mine:
-        if n.similarity < floor or _own_against_relatives(n.memory.text, cand.text):
+        if (n.similarity < floor or _own_against_relatives(n.memory.text, cand.text)
+                or frames.value_of_another_thing(topic_words(n.memory.text), cand.text)):
             continue
         if _accumulating(n.memory.attribute) and (cand.understood or not holds_one(n.memory.text)):
             continue  # "User's GP surgery is Parkside Medical." names one holder, though a guess filed it as health
@@ -638,7 +639,9 @@ def _value_holders(cand: Candidate, nearest: list[Neighbour], user_id: str, mess
     first (rules 8 and 9)."""
     return [n for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True)
             if n.memory.status == "active" and n.memory.user_id == user_id and n.memory.message_id != message_id
-            and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)]
+            and kind in value_kinds(n.memory.text, sentence=True) and _same_person(n.memory.text, cand)
+            # "standup ran long today, lunch is at 1 now": the time is lunch's, not the standup's
+            and not frames.value_of_another_thing(topic_words(n.memory.text), cand.text)]
 
 
 # Rule 11. A clause that says a value again of something only its message's clause before names: "dentist kept

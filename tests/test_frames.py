@@ -183,3 +183,16 @@ def test_a_frame_through_a_participle_or_a_pronoun_object(text, verb, obj, value
 def test_a_sentence_naming_the_one_holder_of_a_role(text, one):
     from engine.extraction.compete import holds_one
     assert holds_one(text) is one
+
+
+@pytest.mark.parametrize("old, new, other", [
+    ("User's standup is at 9:30.", "Standup ran long today, lunch is at 1 now.", True),  # lunch's time
+    ("User's pottery class is on Tuesdays.", "Pottery was fun, my swimming lesson is on Fridays now.", True),
+    ("User's standup is at 9:30.", "New manager wants it earlier, standup is at 9 now.", False),
+    ("User's standup is at 9:30.", "Standup is at 9 now.", False),  # one part: other rules judge it
+    ("User's standup is at 9:30.", "New manager wants it earlier, it's at 9 now.", False),  # a pronoun
+])
+def test_the_value_of_another_thing_said_after_a_part_about_the_old_one(old, new, other):
+    from engine.extraction.compete import topic_words
+    from engine.extraction.frames import value_of_another_thing
+    assert value_of_another_thing(topic_words(old), new) is other

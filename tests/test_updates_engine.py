@@ -250,6 +250,8 @@ def test_a_change_said_in_the_old_frame_replaces_it(engine, old, message, questi
     ("Our choir rehearses at the church hall.", "my band rehearses at the scout hut now"),  # another thing
     ("My brother works at Arup.", "I work at Atkins now"),  # another person
     ("My broadband is with Virgin.", "I'm with Sam now, we met at work"),  # the thing is never named
+    # the new value is another thing's, said after a part about the old one
+    ("Our retro is at 4pm on Fridays.", "retro dragged on forever today, dinner is at 8 now"),
 ])
 def test_the_old_frame_about_another_thing_stays(engine, old, message):
     engine.ingest(old, user_id="u")

@@ -92,8 +92,9 @@ def _words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=8192)
-def frame(text: str) -> Frame | None:
-    """The frame of a third-person sentence, or None when it has no verb with a preposition after it."""
+def frame(text: str, said_lower: bool = False) -> Frame | None:
+    """The frame of a third-person sentence, or None when it has no verb with a preposition after it.
+    `said_lower`: its first word was written in lower case (a part of a chat sentence), so it is no name."""
     head = _VALUE_END.sub("", text.strip())
     words = _words(head)
     if len(words) < 3:
@@ -124,7 +125,8 @@ def frame(text: str) -> Frame | None:
         thing = frozenset(textlib.tokenize(noun_phrase))
         if not thing:
             return None
-        if words[0][:1].isupper() and first not in ("user's", "the", "our", "my") and len(words[:verb_at]) == 1:
+        if (not said_lower and words[0][:1].isupper() and first not in ("user's", "the", "our", "my")
+                and len(words[:verb_at]) == 1):
             return None  # "Marco is User's trainer": a person, not a thing
     i = verb_at + 1
     verb = words[verb_at]
@@ -165,9 +167,10 @@ def last_frame(text: str) -> tuple[Frame, str, str] | None:
     starts = [0] + [m.end() for m in _PARTS.finditer(text)]
     for start in reversed(starts):
         part = text[start:].strip()
-        if part[:1].islower():
+        said_lower = part[:1].islower()
+        if said_lower:
             part = part[0].upper() + part[1:]
-        found = frame(part)
+        found = frame(part, said_lower)
         if found is not None:
             return found, part, text[:start]
     for m in re.finditer(r"\b(?:User|It|They|it|they)\b", text):  # "Since moving out, User does it at ..."
@@ -239,3 +242,13 @@ def _value_start(said: str, found: Frame) -> int | None:
     if end <= 0 or said[end:].casefold() != found.value:
         return None
     return end
+
+
+def value_of_another_thing(old_topic: frozenset[str] | set[str], new_text: str) -> bool:
+    """Does the sentence's last part, after another part, say its value of a thing of its own that the old memory
+    is not about? "Standup ran long today, lunch is at 1 now." gives lunch's time, not the standup's."""
+    found = last_frame(new_text)
+    if found is None or not found[2].strip():
+        return False
+    new = found[0]
+    return new.subject == "thing" and not (new.thing & old_topic)
