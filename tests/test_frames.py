@@ -191,6 +191,7 @@ def test_a_sentence_naming_the_one_holder_of_a_role(text, one):
     ("User's standup is at 9:30.", "New manager wants it earlier, standup is at 9 now.", False),
     ("User's standup is at 9:30.", "Standup is at 9 now.", False),  # one part: other rules judge it
     ("User's standup is at 9:30.", "New manager wants it earlier, it's at 9 now.", False),  # a pronoun
+    ("User goes to bed at midnight.", "New routine: lights out at 10:30.", False),  # the part before is a label
 ])
 def test_the_value_of_another_thing_said_after_a_part_about_the_old_one(old, new, other):
     from engine.extraction.compete import topic_words

@@ -248,7 +248,7 @@ def value_of_another_thing(old_topic: frozenset[str] | set[str], new_text: str) 
     """Does the sentence's last part, after another part, say its value of a thing of its own that the old memory
     is not about? "Standup ran long today, lunch is at 1 now." gives lunch's time, not the standup's."""
     found = last_frame(new_text)
-    if found is None or not found[2].strip():
-        return False
+    if found is None or not frozenset(textlib.tokenize(found[2])) & old_topic:
+        return False  # no part before it about the old memory's thing ("New routine: lights out at 10:30")
     new = found[0]
     return new.subject == "thing" and not (new.thing & old_topic)
