@@ -142,8 +142,13 @@ def test_rule_12_never_touches_an_accumulating_slot():
     ("I'm on Vodafone", True),
     ("I get it.", False),  # talk
     ("I get it from you", False),
+    # thinking something over is talk, however many words
+    ("need to sleep on it", False),
+    ("I'll have to think about it first", False),
+    ("gotta mull it over", False),
+    ("I think about my dad a lot", True),  # a thought with something in it stays
 ])
-def test_a_name_after_a_preposition_is_worth_keeping(clause, kept_it):
+def test_what_a_few_words_keep(clause, kept_it):
     assert informative(clause) is kept_it
 
 

@@ -42,7 +42,7 @@ def slot_of(attribute: str, mem_type: str | None = None) -> Slot | None:
 def informative(clause: str) -> bool:
     """Worth keeping when no rule understood it: a statement with at least two content words, or a habit said in
     a few words ("I do yoga"); never a few words of talk or thought ("I suppose.", "I understand.")."""
-    if textlib.is_small_talk(clause) or textlib.is_question_or_request(clause):
+    if textlib.is_small_talk(clause) or textlib.is_question_or_request(clause) or _DELIBERATION.match(clause.strip()):
         return False
     short = habit(clause)
     if short is not None:
@@ -57,6 +57,15 @@ def informative(clause: str) -> bool:
 # "we got a PS5"; not "I have a question".
 _OWN_NAMED = re.compile(r"^(?:i|we)(?:'ve)?\s+(?:(?:just|also|now|finally)\s+)?(?:have|own|got|bought|use|drive|ride)"
                         r"\s+(?:(?:a|an|the|my|our|two|three)\s+)?(?-i:[A-Z][\w-]*|\w*\d\w*)\b", re.IGNORECASE)
+
+
+# Saying one will think something over is talk, with or without its "I": "need to sleep on it", "I'll have to think
+# about it", "gotta mull it over first".
+_DELIBERATION = re.compile(
+    r"^(?:i\s+|i'll\s+|ill\s+|we\s+|we'll\s+)?(?:(?:need|needs|have|got|gotta|want|will have|must)\s+(?:to\s+)?)?"
+    r"(?:think|sleep|mull|chew|ponder|reflect)\s+(?:on|about|over)?\s*(?:it|that|this|things)?\s*(?:over|through)?"
+    r"(?:\s+(?:a bit|a little|first|more|tbh|lol|then|for now|a while))*[\s.!,]*$",
+    re.IGNORECASE)
 
 
 # Where one gets a thing, or whom one is with, said by a name: "I get it from Rave now", "we're with EDF", "I'm on
