@@ -77,6 +77,7 @@ def test_a_frame_kept_with_another_value(old, new, same):
     ("User's broadband is with Virgin.", "Renewal was a joke, User is with Sky this year.",
      "User's broadband is with Sky."),
     ("The recycling goes out on Tuesdays.", "They go out on Fridays now.", "The recycling goes out on Fridays."),
+    ("User goes to bed at midnight.", "User goes to bed at 10:30 now.", "User goes to bed at 10:30."),  # a clock time
     ("User's broadband is with Virgin.", "User is at the gym now.", None),
 ])
 def test_restated_in_the_old_frame(old, new, restated):

@@ -32,7 +32,8 @@ _DETERMINERS = frozenset("a an the my our your his her their its this that these
 # Where a value ends: a word of when, of change or of reason, or a new clause.
 _VALUE_END = re.compile(
     r"\s+(?:now|these days|nowadays|this (?:year|term|season|time|month|week)|from now on|instead|anymore|"
-    r"any more|again|since|because|as|so|but|and then|after|when|which|for now|lol|haha)\b.*$|[,;:!?(].*$|\.\s*$",
+    r"any more|again|since|because|as|so|but|and then|after|when|which|for now|lol|haha)\b.*$|[,;!?(].*$|:(?!\d).*$|"
+    r"\.\s*$",
     re.IGNORECASE)
 
 
@@ -75,7 +76,7 @@ def _is_verb(words: list[str], i: int, plural_subject: bool = False) -> bool:
     return after in PREPOSITIONS or after in _OBJECT_PRONOUNS or after in _DETERMINERS or after in _ADVERBS
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9][\w'&.+-]*[\w+]|[A-Za-z0-9&+]")
+_TOKEN = re.compile(r"[A-Za-z0-9][\w'&.:+-]*[\w+]|[A-Za-z0-9&+]")
 
 
 def _words(text: str) -> list[str]:
@@ -157,7 +158,7 @@ def frame(text: str, said_lower: bool = False) -> Frame | None:
 
 # Where a chat sentence's parts meet: "council changed the rounds, they go out on monday nights now", "she retired,
 # so he has them with Mr. Ortega now".
-_PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bso\b|\band\b(?=\s+(?:i|we|it|they|it's|they're|we're|i'm)\b))\s*",
+_PARTS = re.compile(r"\s*(?:[,;]|:(?!\d)|\s-\s|\bso\b|\band\b(?=\s+(?:i|we|it|they|it's|they're|we're|i'm)\b))\s*",
                     re.IGNORECASE)
 
 
