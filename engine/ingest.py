@@ -12,7 +12,8 @@ from . import extraction as extractlib
 from .extraction import frames
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
-from .resolve import Neighbour, Plan, SlotState, frame_kept, plan_candidate, takes_the_place, thing_said_before
+from .resolve import (Neighbour, Plan, SlotState, frame_kept, plan_candidate, pointed_back, takes_the_place,
+                      thing_said_before)
 from .settings import Settings
 from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
@@ -195,6 +196,12 @@ class Ingest:
         if plan.action == "created" and self.settings.frame_updates:
             found, why = frame_kept(cand, rest_of_message(message_text, cand.clause), self._nearest(conn, user_id, vector),
                                     user_id=user_id, message_id=message_id)
+            if found:
+                plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
+        if plan.action == "created" and self.settings.pointing_back_messages:
+            recent = [as_said(m) for m in self.ledger.recent_memories(conn, user_id, message_id,
+                                                                      self.settings.pointing_back_messages)]
+            found, why = pointed_back(cand, message_text, recent, user_id=user_id, message_id=message_id)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
         if plan.action == "confirmed":

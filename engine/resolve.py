@@ -78,6 +78,10 @@ between John and Maria nearly every sentence names one of them.
    X" stands for a thing ("my broadband is with Virgin") only when the message names it. A clause that names a
    thing of its own ("my band rehearses at ...", "I buy my clothes at ...") is not this rule's; neither is a
    memory of an accumulating slot or about someone else (ingest.py calls it after rule 11).
+13. A change said with a word pointing back ("it went up to 1,290", "they moved it to 5:30", "he moved to
+   Manchester in the end", "not anymore, moved everything to Starling") replaces the newest memory holding a value
+   of its kind among the user's last few messages (resolve.pointed_back; ingest.py calls it after rule 12 with the
+   memories of those messages). A pronoun points no further back than that.
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -93,7 +97,7 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (ADDS, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role,
+from .extraction.compete import (ADDS, about_a_person, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role, held_values, value_tokens,
                                  holds_one,
                                  in_place, measured_again, names_old_value, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
@@ -753,6 +757,11 @@ def _clearly_nearest(holders: list[Neighbour], floor: float, margin: float) -> N
     return best
 
 
+# What the clock says is no update: "it's 5pm now, heading home" ("actually, it's at 10 now" is one).
+_CLOCK_READING = re.compile(r"^\W*(?:it's|its|it is)\s+(?:already\s+|nearly\s+|almost\s+|just\s+)?(?:past\s+)?"
+                            r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|o'clock)?\s+(?:now|already)\b", re.IGNORECASE)
+
+
 def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
     """Rule 8: the memory a bare value said as an update replaces, and why; ([], "") for none."""
@@ -761,7 +770,7 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""
     if NAMES_ITS_THING.match(cand.text.strip()):
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
-    if not (cand.correction or OPEN_CUES.search(cand.clause)):
+    if not (cand.correction or OPEN_CUES.search(cand.clause)) or _CLOCK_READING.match(cand.clause):
         return [], ""
     holders = _value_holders(cand, nearest, user_id, message_id, kind)
     said = topic_words(cand.text)
@@ -791,9 +800,120 @@ def _cued_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""  # "you'll find a place for your new dog" is said to someone: nothing of the speaker's changed
     if not (cand.correction or (OPEN_CUES if kind == "amount" else CHANGE_CUES).search(cand.clause)):
         return [], ""
+    if _CLOCK_READING.match(cand.clause):
+        return [], ""  # "it's 5pm now": the clock, not a change
     holders = [n for n in _value_holders(cand, nearest, user_id, message_id, kind) if _same_subject(n.memory, cand)]
     best = _clearly_nearest(holders, floor, margin)
     if best is None or not values_differ(best.memory.text, cand.text):
         return [], ""
     return [best.memory.id], (f"a {kind} said as an update; the one memory holding a {kind} at least {floor} "
                               f"similar, {margin} ahead of any other")
+
+
+# Rule 13. Words that point back to something said before: a pronoun, "that" said as a thing ("cancelled that"),
+# "everything", or a message opening by ending what was said ("not anymore, ...").
+_POINTER = re.compile(r"\b(?:it|its|it's|they|them|their|they're|he|he's|him|his|she|she's|her|everything)\b|"
+                      r"\bthat(?=\s*(?:[,.;!?]|$))|^\W*(?:not any\s?more|no longer)\b", re.IGNORECASE)
+_PERSON_POINTER = re.compile(r"\b(?:he|he's|him|his|she|she's|her)\b", re.IGNORECASE)
+# Ending what was said is no denial of the new value: "not anymore lol moved everything to Starling".
+_NO_LONGER = re.compile(r"\b(?:not any\s?more|no longer)\b", re.IGNORECASE)
+# The one who held it left: "he stepped down, a dad called Pete runs it now", "she retired, I see Dr. Okafor now".
+_LEFT = re.compile(r"\b(?:stepped down|resigned|retired|left (?:the|his|her|their|us|for)|moved away|moved on)\b",
+                   re.IGNORECASE)
+# A value for one occasion replaces nothing: "it's at the Hilton this time", "we're at my mum's for now".
+_ONE_OFF = re.compile(r"\b(?:this time|this once|for now|for today|for tonight|today|tonight|this week(?:end)?)\b",
+                      re.IGNORECASE)
+# "now" or "new" alone is said of a clock, a price or the weather as often as of a change ("it's 5pm now", "it's
+# sunny in Madrid now"): with only such a word, the part must say nothing but the name and what the old memory says.
+_WEAK_CHANGE = re.compile(r"\b(?:now|new|latest|these days|nowadays|since|actually)\b", re.IGNORECASE)
+_POINTER_WORDS = frozenset("it its it's they them their they're he he's him his she she's her everything that user "
+                           "i i'm im we we're".split())
+# A thing pointed back to as the object: whoever is named before the verb did it ("the teacher moved it to 8:15").
+_DONE_TO_IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
+# A change word said of a thing is no change: "a moving experience", "such a raised voice".
+_SAID_OF_A_THING = re.compile(r"\b(?:a|an|the|so|very|really|such a|truly|deeply)\s*$", re.IGNORECASE)
+# When a memory's news happened is no value it holds: "Maya got a gold star today" holds no time to move.
+_TOLD_WHEN = re.compile(r"\b(?:yesterday|today|tonight|(?:last|this) (?:night|week|weekend|month|year|morning|afternoon|"
+                        r"evening)|(?:a|one|two|three|a few|a couple of) (?:days|weeks|months|years) ago)\b",
+                        re.IGNORECASE)
+# A title's full stop ends no sentence: "he has them with Mr. Ortega now".
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bdr\.)(?<!\bst\.)(?<!\bprof\.)\s+",
+                           re.IGNORECASE)
+# Where a sentence's parts meet; a comma inside a number ("£1,290") is none.
+_VALUE_PARTS = re.compile(r"[,;](?=\s)|:(?!\d)|\s[-\u2013\u2014]\s|\s(?:so|but|and then)\s", re.IGNORECASE)
+
+
+def _value_part(text: str) -> tuple[str, str] | None:
+    """The last part of a sentence that says a name, a time or an amount, and that kind."""
+    for part in reversed([p.strip() for p in _VALUE_PARTS.split(text) if p and p.strip()]):
+        kind = value_kind_besides_when(part)
+        if kind in _HELD_ONCE:
+            return part, kind
+    return None
+
+
+def _said_besides_the_name(part: str) -> frozenset[str]:
+    """The content words of a part besides its names, its pointing words and its word of change ("it's sunny in
+    Madrid now" -> {"sunny"}; "it's Hyperoptic now" -> nothing)."""
+    words = re.findall(r"[A-Za-z][\w'-]*", _WEAK_CHANGE.sub(" ", part))
+    kept = [w for i, w in enumerate(words) if w.casefold() not in _POINTER_WORDS and not (i and w[:1].isupper())]
+    return frozenset(tokenize(" ".join(kept)))
+
+
+def pointed_back(cand: Candidate, message_text: str, recent: list[Memory], *, user_id: str,
+                 message_id: int) -> tuple[list[int], str]:
+    """Rule 13: the memory a change said with a word pointing back replaces ("it went up to £1,290 in january",
+    "they moved it to 5:30", "he moved to Manchester in the end", "not anymore, moved everything to Starling").
+    `recent`: the user's active memories of their last few messages, newest first: a pronoun points no further
+    back. The part of the clause that says a name, time or amount, with no thing of its own ("my water bill is 30
+    now" names its thing: rule 7's), said in place of something and not for one occasion, replaces the newest of
+    those memories holding a value of that kind when the message says a change: a word saying it moved or
+    switched, or the old holder left; with only "now" (a clock, a price, the weather are "now" too) the value must
+    be a name and the part say nothing the memory does not ("it's Hyperoptic now"). "he"/"she" prefer a memory
+    that speaks of a person. Two such memories of one message: anyone's guess, nothing goes. Never an
+    accumulating slot's memory, nor one of this message."""
+    if cand.asked or _ADDRESSED.search(cand.text):
+        return [], ""
+    found = _value_part(cand.text)
+    if found is None:
+        return [], ""
+    part, kind = found
+    at = message_text.find(cand.clause)
+    # what the clause's own sentence says up to its end: a pointer or a change in another sentence ("Don't quit!
+    # ...") is about something else
+    said_so_far = message_text[: at + len(cand.clause)] if at >= 0 else cand.clause
+    said_so_far = _SENTENCE_END.split(said_so_far)[-1] if at >= 0 else said_so_far
+    if not _POINTER.search(said_so_far):
+        return [], ""  # in the user's own words: the memory's "their" may have been their "our"
+    if NAMES_ITS_THING.match(part) and not _DONE_TO_IT.search(part):
+        return [], ""  # "my phone bill went up to 30" names its thing; "the teacher moved it to 8:15" does not
+    if relation(part) is not None or not in_place(_NO_LONGER.sub(" ", part)) or _ONE_OFF.search(part):
+        return [], ""
+    strong = _WEAK_CHANGE.sub(" ", part)
+    moved = bool(cand.correction or SWITCH_CUES.search(said_so_far) or _LEFT.search(said_so_far)
+                 or any(not _SAID_OF_A_THING.search(strong[: m.start()]) for m in OPEN_CUES.regex.finditer(strong)))
+    if not moved and not (kind == "name" and _WEAK_CHANGE.search(part)):
+        return [], ""
+    besides = frozenset() if moved else _said_besides_the_name(part)
+    person = bool(_PERSON_POINTER.search(said_so_far))
+    # the people of the conversation are no value: "... makes Maria feel humble" holds no name to replace
+    people = _people(recent, cand) if kind == "name" else frozenset()
+    if kind == "name" and not value_tokens(part) - people:
+        return [], ""  # "Hey John, it's been ages": whom one talks to is no new value
+    holders = [m for m in recent
+               if kind != "name" or held_values(m.text) - people]
+    holders = [m for m in holders
+               if m.status == "active" and m.user_id == user_id and m.message_id != message_id
+               and not _accumulating(m.attribute) and kind in value_kinds(_TOLD_WHEN.sub(" ", m.text), sentence=True)
+               and values_differ(m.text, part) and besides <= topic_words(m.text)
+               and not frames.value_of_another_thing(topic_words(m.text), cand.text)]
+    if person and any(about_a_person(m.text) for m in holders):
+        holders = [m for m in holders if about_a_person(m.text)]
+    if not holders:
+        return [], ""
+    newest = max(m.message_id or 0 for m in holders)
+    said_last = [m for m in holders if (m.message_id or 0) == newest]
+    if len(said_last) != 1:
+        return [], ""
+    return [said_last[0].id], (f"a {kind} said as a change with a word pointing back; the newest memory holding a "
+                               f"{kind} in the user's last messages")

@@ -104,6 +104,10 @@ class Settings(BaseSettings):
     # room, we meet at Jen's house now", resolve.py rule 12), replaces the memory said with that verb and
     # preposition. False turns it off.
     frame_updates: bool = True
+    # A change said with a word pointing back ("it went up to 1,290", "he moved to Manchester", resolve.py rule 13)
+    # replaces the newest memory holding a value of its kind among the user's last this many messages: a pronoun
+    # points no further back. 0 turns it off.
+    pointing_back_messages: int = Field(2, ge=0, le=20)
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

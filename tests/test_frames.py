@@ -28,6 +28,7 @@ NEW_MESSAGE = 99
     ("They go out on Fridays now.", "pronoun", "go", "", "on", "fridays"),
     ("It's on Wednesday evenings these days.", "pronoun", "be", "", "on", "wednesday evenings"),
     ("User is living with two flatmates.", "user", "liv", "", "with", "two flatmates"),
+    ("User meets upstairs at the Rose and Crown now.", "user", "meet", "", "at", "the rose and crown"),
     ("User's nephews play at the rec on Saturdays.", "thing", "play", "", "at", "the rec on saturdays"),
 ])
 def test_a_frame_is_who_does_what_with_which_preposition(text, subject, verb, obj, prep, value):

@@ -83,9 +83,20 @@ RESTATED_BY_KIND = [
      "Dr. Amadi"),
 ]
 
+# A memory of several values: a time replaces the one time of its own kind (a clock time, a weekday, a month).
+RESTATED_BY_KIND += [
+    ("User's flight is on Friday at 7am.", "It's Saturday now", "User's flight is on Saturday at 7am.", "Saturday"),
+    ("Leo's swimming lessons are at 4:45 on Thursdays.", "they moved it to 5:30, the pool was too full",
+     "Leo's swimming lessons are at 5:30 on Thursdays.", "5:30"),
+    ("The book club meets at 7pm on Mondays.", "it's on Tuesdays now", "The book club meets at 7pm on Tuesdays.",
+     "Tuesdays"),
+]
+
 KEPT_BY_KIND = [
     ("User's gym days are Mondays.", "now it's Tuesdays and Fridays"),  # two new values: which one replaces?
-    ("User's flight is on Friday at 7am.", "It's Saturday now"),  # two old times: which one changed?
+    ("User's flight is on Friday at 7am.", "It's the 9th now"),  # a day of the month: the old memory holds none
+    ("User's swim class is at 4:45 on Thursdays.", "they moved it to 5:30 on Fridays"),  # two new times
+    ("User's swim class is at 4:45 and 6:00 on Thursdays.", "they moved it to 5:30"),  # two old clock times
     ("User lives in Lyon.", "we finally moved house"),  # no new value
     ("User has an iPhone 12.", "the 12 is dying"),  # the clause repeats the old value
     ("User's manager is Tom.", "Anna and Priya run the team now"),  # two new names

@@ -267,3 +267,44 @@ def test_the_old_frame_rule_turns_off(tmp_path, embedder):
         assert result.status == "created", [t.reason for t in result.trace]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("messages, question, expected, gone", [
+    (["Our gym membership is 42 pounds a month.", "ugh they put it up to 49 pounds"],
+     "how much is our gym membership?", "49", "42 pounds"),
+    (["Maya's ballet class is at 5:15 on Tuesdays.", "Maya got a gold star today!", "they moved it to 6pm though"],
+     "what time is Maya's ballet?", "6pm", "5:15"),
+    (["My cousin lives in Bristol.", "he moved to Exeter in the end, new job"], "where does my cousin live?",
+     "Exeter", "Bristol"),
+])
+def test_a_change_pointing_back_replaces_the_newest_fact_of_its_kind(engine, messages, question, expected, gone):
+    for message in messages[:-1]:
+        engine.ingest(message, user_id="u")
+    result = engine.ingest(messages[-1], user_id="u")
+    assert result.status == "superseded", [t.reason for t in result.trace]
+    active = [m.text for m in engine.list_memories(user_id="u")]
+    assert not any(gone in t for t in active), active
+    hits = engine.recall(question, user_id="u").hits
+    assert hits and expected in hits[0].memory.text, [h.memory.text for h in hits]
+
+
+@pytest.mark.parametrize("messages", [
+    ["Our standup is at 9:30.", "My dentist is Dr. Shah.", "Sam's party was great.", "they moved it to 10"],  # too far
+    ["Our standup is at 9:30.", "it's 5pm now, heading home"],  # a clock, not a change
+    ["My bank is Monzo.", "it's at the Ritz this time, dress up"],  # one occasion
+])
+def test_a_pointer_with_nothing_to_point_back_to_replaces_nothing(engine, messages):
+    for message in messages[:-1]:
+        engine.ingest(message, user_id="u")
+    result = engine.ingest(messages[-1], user_id="u")
+    assert result.superseded_ids == [], [t.reason for t in result.trace]
+
+
+def test_the_pointing_back_rule_turns_off(tmp_path, embedder):
+    engine = MemoryEngine(Settings(data_dir=tmp_path, pointing_back_messages=0), embedder=embedder)
+    try:
+        engine.ingest("Maya's ballet class is at 5:15 on Tuesdays.", user_id="u")
+        result = engine.ingest("they moved it to 6pm though", user_id="u")
+        assert result.superseded_ids == [], [t.reason for t in result.trace]
+    finally:
+        engine.close()

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from .. import text as textlib
-from .vocabulary import KNOWN_RE, SLOTS, CuePattern
+from .vocabulary import JOB_NOUNS, KNOWN_RE, SLOTS, CuePattern
 from .voice import ADVERBS, PAST_TENSE
 
 _TIME = re.compile(
@@ -199,6 +199,22 @@ def _value_tokens(text: str, sentence: bool = True) -> frozenset[str]:
         elif (number := _number_word(w, after)) is not None:
             out.add(number)
     return frozenset(out)
+
+
+def value_tokens(text: str) -> frozenset[str]:
+    """The numbers and names a sentence says after its first word (a chat sentence's first word is capitalised
+    whatever it is: "Keep Andrew posted" says the name Andrew)."""
+    return _value_tokens(text)
+
+
+def held_values(text: str) -> frozenset[str]:
+    """The numbers and names a memory sentence holds. Its first word counts when it reads as a name ("Marco is
+    User's trainer."), not as a verb or a pronoun ("Talking to Priya ...", "Your encouragement ...")."""
+    first = text.split()[0].strip(",.") if text.split() else ""
+    if (not _NAME.match(first) or first.casefold().endswith(("ing", "ed")) or first.casefold() in PAST_TENSE
+            or first.casefold() in textlib.STOPWORDS):
+        return _value_tokens(text)
+    return _value_tokens(text) | frozenset(textlib.tokenize(first) or [first.casefold()])
 
 
 def _examples(description: str) -> str:
@@ -479,6 +495,17 @@ def relation(text: str) -> str | None:
         return None
     who = match["who"].lower()
     return _SAME_PERSON_WORD.get(who, who)
+
+
+# A person named with a title ("Dr. Amadi", "dr oyelaran", "Coach Rina", "Herr Bauer").
+_PERSON_TITLE = re.compile(r"\b(?:[Dd]r|[Mm]rs?|[Mm]s|Miss|[Pp]rof|[Cc]oach|Herr|Frau|Sensei)\b\.?\s+[A-Za-z]")
+_PERSON_WORD = re.compile(rf"\b(?:{_PEOPLE})\b", re.IGNORECASE)
+
+
+def about_a_person(text: str) -> bool:
+    """Does a memory sentence speak of a person, by a relation, a role or a title, whom "he" or "she" can stand for
+    ("User's brother lives in Leeds.", "User's GP is Dr. Hargreaves.", "Marco is User's personal trainer.")?"""
+    return bool(_PERSON_WORD.search(text) or JOB_NOUNS.search(text) or _PERSON_TITLE.search(text))
 
 
 def about_someone_else(text: str) -> bool:

@@ -22,7 +22,9 @@ _HAVE = frozenset("has have had".split())
 PREPOSITIONS = frozenset("at on in with from to through via by into along around near outside behind under inside".split())
 # What may stand between a verb and its object or preposition: "meets now at", "is still with", "is usually on".
 _ADVERBS = frozenset("now still usually normally currently mostly always just actually all mainly generally "
-                     "basically officially finally out up off back over round".split())
+                     "basically officially finally out up off back over round "
+                     # where, said before the place: "we meet upstairs at the Crown now"
+                     "upstairs downstairs together nearby locally".split())
 # Words that open a clause of their own before the subject: "Since the company downsized User works from home."
 _OPENERS = frozenset("since because when after before while if as although though once until so".split())
 # Words that stand for a thing said elsewhere.

@@ -83,7 +83,10 @@ def restate(old_text: str, clause: str) -> Restated | None:
         if new is not None:
             if not _NAME_TOKEN.search(new):
                 return None  # a name replaced by a plain phrase ("changed the venue to a hotel"): not like for like
-            return _put(old_text, _only_name(old_text, clause, named=False), new)
+            placed = _put(old_text, _only_name(old_text, clause, named=False), new)
+            if placed is not None:
+                return placed
+            # "moved it to 5:30" against a memory of several values: the one value of the new one's kind, if any
     return None if delta is not None else _by_kind(old_text, clause)
 
 
@@ -136,7 +139,9 @@ def _by_kind(old_text: str, clause: str) -> Restated | None:
     said = old_text.casefold()
     held = {kind: _spans(old_text, kind)[0] for kind in ("time", "amount", "name")}
     if sum(len(spans) for spans in held.values()) != 1:
-        return None  # "pays 12 euros for Spotify": the price was Spotify's, and would be wrong for what replaced it
+        # "pays 12 euros for Spotify": the price was Spotify's, and would be wrong for what replaced it; a time
+        # said alone still has its one place ("at 4:45 on Thursdays" moved "to 5:30")
+        return _by_time_of_a_kind(old_text, clause)
     for kind in ("time", "amount", "name"):
         old = held[kind]
         if len(old) != 1:
@@ -146,7 +151,33 @@ def _by_kind(old_text: str, clause: str) -> Restated | None:
                if not re.search(rf"(?<!\w){re.escape(clause[a:b].casefold())}(?!\w)", said)}
         if len(new) == 1 and not maybe:
             return _put(old_text, old[0], new.pop(), inferred=True)
-    return None
+    return _by_time_of_a_kind(old_text, clause)
+
+
+# Kinds of time that never stand for one another: a clock time, a weekday, a month, a day of the month.
+_TIME_KINDS = (
+    re.compile(r"(?<![\w:])(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|noon|midnight)(?![\w:])", re.IGNORECASE),
+    re.compile(r"(?<!\w)(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?!\w)", re.IGNORECASE),
+    re.compile(r"(?<!\w)(?:january|february|march|april|june|july|august|september|october|november|december)(?!\w)",
+               re.IGNORECASE),
+    re.compile(r"(?<!\w)\d{1,2}(?:st|nd|rd|th)(?!\w)", re.IGNORECASE),
+)
+
+
+def _by_time_of_a_kind(old_text: str, clause: str) -> Restated | None:
+    """A memory holding several values ("Leo's swimming lessons are at 4:45 on Thursdays.") against a change that
+    says one time ("they moved it to 5:30"): a clock time replaces the one clock time, a weekday the one weekday.
+    Only when the clause says no other value of any kind: "moved it to 5:30 on Fridays" says two."""
+    said = old_text.casefold()
+    new_values = [m for kind in _TIME_KINDS for m in kind.finditer(clause)
+                  if not re.search(rf"(?<!\w){re.escape(m.group(0).casefold())}(?!\w)", said)]
+    if len(new_values) != 1 or _spans(clause, "amount")[0] or _spans(clause, "name", known=said) != ([], 0):
+        return None
+    kind = next(k for k in _TIME_KINDS if k.fullmatch(new_values[0].group(0)))
+    old = [m.span() for m in kind.finditer(old_text)]
+    if len(old) != 1:
+        return None
+    return _put(old_text, old[0], new_values[0].group(0), inferred=True)
 
 
 # The level of a plan in a memory: the word before the level noun ("the Pro plan", "the free tier").

@@ -199,6 +199,19 @@ class LedgerQueries:
         )
         return [(mid, blob_to_vector(blob)) for mid, blob in rows]
 
+    def recent_memories(self, conn: sqlite3.Connection, user_id: str, message_id: int, messages: int,
+                        limit: int = 12) -> list[Memory]:
+        """Up to `limit` active memories of the user's last `messages` messages before this one, newest first: what a
+        pronoun in this message can point back to. Memory ids grow with the messages they come from."""
+        said = [r[0] for r in conn.execute("SELECT id FROM messages WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                                           (user_id, message_id, messages)).fetchall()]
+        if not said:
+            return []
+        rows = conn.execute(
+            f"SELECT id FROM memories WHERE user_id = ? AND status = 'active' AND message_id IN ({', '.join('?' * len(said))}) "
+            "ORDER BY id DESC LIMIT ?", (user_id, *said, limit)).fetchall()
+        return self._get_in(conn, [r[0] for r in rows])
+
     def active_names(self, user_id: str, limit: int = 3) -> set[str]:
         """The names the user gave themselves (subject 'user', attribute 'name')."""
         rows = self.query(
