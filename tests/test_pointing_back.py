@@ -87,6 +87,10 @@ SAVINGS = _memory(6, "User's savings account is with Nationwide.", message_id=15
     # the people of the conversation are no value to replace: their names are in every sentence
     ([_memory(11, "Talking to Priya makes Tom feel calm.", message_id=16, subject="tom", speaker="Priya")],
      "he switched it, it's Ravi now", "it's Ravi now", "It's Ravi now.", []),
+    # a chat sentence's capitalised first word is no name: "Keep" is no new value, "Tom" talks
+    ([_memory(12, "Tom is sure the puppies will settle in at Greenfields.", message_id=17, subject="tom",
+              speaker="Tom")], "Keep me updated on their progress", "Keep me updated on their progress",
+     "Keep Tom updated on their progress.", []),
     # a memory of the same message, or of an accumulating slot, is never replaced
     ([_memory(9, "User's rent is 800 euros.", message_id=NEW_MESSAGE)], "it went up to 850 euros",
      "it went up to 850 euros", "It went up to 850 euros.", []),
