@@ -28,6 +28,10 @@ class Ingest:
         self.sync = sync
         self.vectors = vectors
         self.extractor = extractor
+        # The memories written by the transaction under way, {id: (user, vector)}: the vector index is given
+        # them after the commit, and the next messages of the same batch must find them by meaning as the
+        # next call to ingest would. Only the writer holding write_lock touches it.
+        self._written: dict[int, tuple[str, np.ndarray]] = {}
         self.settings = settings
         self.write_lock = write_lock
         self.speakers = speakers
@@ -104,6 +108,7 @@ class Ingest:
         now = now_iso()
 
         def change(conn: Connection) -> list[tuple[int, str, list[tuple[Plan, int]], list[extractlib.Candidate]]]:
+            self._written = {}  # a retried transaction starts again from nothing written
             logged = []
             for message, cands, vectors in batch:
                 message_id = self.ledger.insert_message(conn, message, now)
@@ -118,7 +123,10 @@ class Ingest:
             return logged
 
         with self.write_lock:
-            logged = self.sync.write(change, defer=True, users={message.user_id for message, _, _ in batch})
+            try:
+                logged = self.sync.write(change, defer=True, users={message.user_id for message, _, _ in batch})
+            finally:
+                self._written = {}
         wanted = [i for _, _, plans, _ in logged for p, mid in plans
                   for i in (mid, *p.supersede_ids, *(cid for cid, _ in p.compared))]
         memories = self.ledger.get_many(wanted)
@@ -172,6 +180,9 @@ class Ingest:
     def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
         def nearest(n: int) -> list[Neighbour]:
             found = self.sync.nearest(user_id, vector, n)
+            for memory_id, (owner, written) in self._written.items():
+                if owner == user_id:
+                    found.setdefault(memory_id, float(written @ vector))
             memories = self.ledger.get_many_in(conn, list(found))
             return [Neighbour(as_said(memories[i]), sim) for i, sim in found.items() if i in memories]
         return nearest
@@ -221,6 +232,7 @@ class Ingest:
             created_at=now, supersedes=plan.supersede_ids[0] if plan.supersede_ids else None,
         )
         self.ledger.outbox(conn, "add", user_id, new_id)
+        self._written[new_id] = (user_id, vector)
         return plan, new_id
 
 

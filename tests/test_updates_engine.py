@@ -308,3 +308,27 @@ def test_the_pointing_back_rule_turns_off(tmp_path, embedder):
         assert result.superseded_ids == [], [t.reason for t in result.trace]
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize("messages", [
+    ["My boyfriend is Sam.", "sam and I broke up, I'm seeing Chris now"],  # found by meaning (rule 6), then in place
+    ["I back up my photos to Google Photos.", "All my pictures sync to iCloud now."],  # rule 9, by meaning
+    ["I live in Oslo.", "I moved to Lisbon."],  # the slot
+])
+def test_one_batch_keeps_what_one_message_at_a_time_keeps(tmp_path, embedder, messages):
+    """ingest_many writes its batch in one transaction and gives the vector index its memories after the commit:
+    the batch's later messages must still find the earlier ones by meaning."""
+    kept = []
+    for where, batched in (("one", False), ("many", True)):
+        engine = MemoryEngine(Settings(data_dir=tmp_path / where), embedder=embedder)
+        try:
+            if batched:
+                engine.ingest_many(messages, user_id="u")
+            else:
+                for message in messages:
+                    engine.ingest(message, user_id="u")
+            kept.append(sorted(m.text for m in engine.list_memories(user_id="u")))
+        finally:
+            engine.close()
+    assert kept[0] == kept[1]
+    assert len(kept[1]) == 1, kept[1]
