@@ -210,8 +210,9 @@ class Ingest:
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
         if plan.action == "created" and self.settings.pointing_back_messages:
-            recent = [as_said(m) for m in self.ledger.recent_memories(conn, user_id, message_id,
-                                                                      self.settings.pointing_back_messages)]
+            def recent() -> list[Memory]:  # read only for a clause that points back with a change
+                return [as_said(m) for m in self.ledger.recent_memories(conn, user_id, message_id,
+                                                                        self.settings.pointing_back_messages)]
             found, why = pointed_back(cand, message_text, recent, user_id=user_id, message_id=message_id)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)

@@ -97,11 +97,11 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (ADDS, about_a_person, changed_thing, changes_level_of, changes_value_of, competes, fills_same_role, held_values, value_tokens,
-                                 holds_one,
+from .extraction.compete import (ADDS, about_a_person, changed_thing, changes_level_of, changes_value_of, competes,
+                                 fills_same_role, held_values, holds_one,
                                  in_place, measured_again, names_old_value, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
-                                 value_kind_besides_when, value_kinds, values_differ)
+                                 value_kind_besides_when, value_kinds, values_differ, value_tokens)
 from .extraction.voice import PAST_TENSE
 from .model import Memory
 from .text import tokenize
@@ -860,12 +860,12 @@ def _said_besides_the_name(part: str) -> frozenset[str]:
     return frozenset(tokenize(" ".join(kept)))
 
 
-def pointed_back(cand: Candidate, message_text: str, recent: list[Memory], *, user_id: str,
-                 message_id: int) -> tuple[list[int], str]:
+def pointed_back(cand: Candidate, message_text: str, recent: list[Memory] | Callable[[], list[Memory]], *,
+                 user_id: str, message_id: int) -> tuple[list[int], str]:
     """Rule 13: the memory a change said with a word pointing back replaces ("it went up to £1,290 in january",
     "they moved it to 5:30", "he moved to Manchester in the end", "not anymore, moved everything to Starling").
-    `recent`: the user's active memories of their last few messages, newest first: a pronoun points no further
-    back. The part of the clause that says a name, time or amount, with no thing of its own ("my water bill is 30
+    `recent`: the user's active memories of their last few messages, newest first (or a callable giving them, asked
+    only once the clause qualifies): a pronoun points no further back. The part of the clause that says a name, time or amount, with no thing of its own ("my water bill is 30
     now" names its thing: rule 7's), said in place of something and not for one occasion, replaces the newest of
     those memories holding a value of that kind when the message says a change: a word saying it moved or
     switched, or the old holder left; with only "now" (a clock, a price, the weather are "now" too) the value must
@@ -896,14 +896,15 @@ def pointed_back(cand: Candidate, message_text: str, recent: list[Memory], *, us
         return [], ""
     besides = frozenset() if moved else _said_besides_the_name(part)
     person = bool(_PERSON_POINTER.search(said_so_far))
+    if callable(recent):
+        recent = recent()
     # the people of the conversation are no value: "... makes Maria feel humble" holds no name to replace
     people = _people(recent, cand) if kind == "name" else frozenset()
     if kind == "name" and not value_tokens(part) - people:
         return [], ""  # "Hey John, it's been ages": whom one talks to is no new value
     holders = [m for m in recent
-               if kind != "name" or held_values(m.text) - people]
-    holders = [m for m in holders
                if m.status == "active" and m.user_id == user_id and m.message_id != message_id
+               and (kind != "name" or held_values(m.text) - people)
                and not _accumulating(m.attribute) and kind in value_kinds(_TOLD_WHEN.sub(" ", m.text), sentence=True)
                and values_differ(m.text, part) and besides <= topic_words(m.text)
                and not frames.value_of_another_thing(topic_words(m.text), cand.text)]

@@ -99,3 +99,15 @@ SAVINGS = _memory(6, "User's savings account is with Nationwide.", message_id=15
 ])
 def test_rule_13_a_change_pointing_back(recent, message, clause, text, replaced):
     assert _replaced(recent, message, clause, text) == replaced
+
+
+def test_the_recent_memories_are_read_only_for_a_clause_that_points_back_with_a_change():
+    def never() -> list[Memory]:
+        raise AssertionError("read for a clause with no word pointing back")
+
+    cand = Candidate(subject="user", attribute="note", value="I moved to Exeter", type="fact", importance=0.45,
+                     multi=True, text="User moved to Exeter.", clause="I moved to Exeter", understood=False)
+    assert pointed_back(cand, "I moved to Exeter", never, user_id="u", message_id=NEW_MESSAGE) == ([], "")
+    said = Candidate(subject="user", attribute="note", value="he moved to Exeter", type="fact", importance=0.45,
+                     multi=True, text="He moved to Exeter.", clause="he moved to Exeter", understood=False)
+    assert pointed_back(said, "he moved to Exeter", lambda: [COUSIN], user_id="u", message_id=NEW_MESSAGE)[0] == [5]
