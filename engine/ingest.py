@@ -12,8 +12,8 @@ from . import extraction as extractlib
 from .extraction import frames
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
-from .resolve import (Neighbour, Plan, SlotState, frame_kept, plan_candidate, pointed_back, takes_the_place,
-                      thing_said_before)
+from .resolve import (FOR_A_WHILE, Neighbour, Plan, SlotState, frame_kept, plan_candidate, pointed_back,
+                      takes_the_place, thing_said_before)
 from .settings import Settings
 from .storage import Connection, Ledger, now_iso
 from .sync import IndexSync
@@ -175,7 +175,8 @@ class Ingest:
                               open_world_floor=s.open_world_floor, value_update_floor=s.value_update_floor,
                               value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor,
                               cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin,
-                              delta_floor=s.delta_floor if s.restate_updates else None)
+                              delta_floor=s.delta_floor if s.restate_updates else None,
+                              for_a_while_beside=s.for_a_while_beside)
 
     def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
         def nearest(n: int) -> list[Neighbour]:
@@ -195,7 +196,9 @@ class Ingest:
         """after: the plan of the message's previous fact and the memory it made; before: that fact and its vector;
         message_text: the message as the extractor read it."""
         plan = self.plan(conn, user_id, cand, vector, message_id)
-        if plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
+        if plan.reason == FOR_A_WHILE:
+            pass  # rule 0: kept beside the standing fact, whatever the rules below would pair it with
+        elif plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
                            reason="what holds instead of what the message's previous fact ended")
@@ -204,12 +207,12 @@ class Ingest:
                                            message_id=message_id, floor=self.settings.clause_before_floor)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
-        if plan.action == "created" and self.settings.frame_updates:
+        if plan.action == "created" and plan.reason != FOR_A_WHILE and self.settings.frame_updates:
             found, why = frame_kept(cand, rest_of_message(message_text, cand.clause), self._nearest(conn, user_id, vector),
                                     user_id=user_id, message_id=message_id)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
-        if plan.action == "created" and self.settings.pointing_back_messages:
+        if plan.action == "created" and plan.reason != FOR_A_WHILE and self.settings.pointing_back_messages:
             def recent() -> list[Memory]:  # read only for a clause that points back with a change
                 return [as_said(m) for m in self.ledger.recent_memories(conn, user_id, message_id,
                                                                         self.settings.pointing_back_messages)]

@@ -1,6 +1,11 @@
 """Conflict resolution: does a new fact confirm, replace, or sit beside what the user said before?
 
 Rules, in order:
+0. A value said for a while, its end in sight ("I'm taking the tram until Thursday", "for the next two weeks",
+   "swimming at the lido this week instead"), replaces nothing, whatever slot it is filed under and by every rule
+   below (ingest.py skips rules 11-13 for it): the standing fact holds again when the while ends. Not a bound in
+   the past ("lived in Oslo until last year"), a change said done ("this week I switched to ..."), an open end
+   ("until further notice") or a correction.
 1. Same slot (user, subject, attribute) and same value: confirmed, nothing new is stored.
 2. The message names the value it replaces ("from Python to Rust", "no longer use Vim"): that value
    is superseded.
@@ -163,6 +168,37 @@ def gone_off(clause: str) -> bool:
     return bool(_SOURED.search(clause) and _LATELY.search(clause) and not _KEPT_ANYWAY.search(clause))
 
 
+# Rule 0. A value said for a stretch of time whose end is in sight: "until Thursday", "till the end of the month",
+# "until the roadworks are done", "for the next two weeks", or "instead" with a day or "for now".
+_UNTIL = re.compile(
+    r"\b(?:until|till|til|thru)\s+(?:(?:next|this|the end of(?:\s+(?:the|this|next))?)\s+)?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|(?:the\s+)?weekend|week|month|"
+    r"it(?:'s|\s+is)\s+(?:fixed|repaired|back|over|done|sorted|open)|"
+    r"(?:the\s+)?(?:strikes?|repairs?|works|renovations?|roadworks|building work)\b)", re.IGNORECASE)
+_NEXT_SPAN = re.compile(r"\bfor\s+the\s+(?:next|coming)\s+(?:(?:few|couple of|\d+|two|three|four|five)\s+)?"
+                        r"(?:days?|weeks?|nights?|months?)\b", re.IGNORECASE)
+_INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.IGNORECASE)
+_SHORT_TIME = re.compile(r"\b(?:today|tonight|tomorrow|this (?:week|weekend|morning|afternoon|evening)|for now|"
+                         r"for the week)\b", re.IGNORECASE)
+# Said of the past, the bound ends an old fact ("I lived in Oslo until last year", "I worked at Acme until
+# Friday"): no exception to a current one. A change said done is no exception either ("this week I switched ...").
+_DONE_OR_PAST = re.compile(r"\b(?:was|were|used to|lived|worked|switched|moved|changed|replaced|swapped|ditched|"
+                           r"migrated|upgraded|sold|quit|left|cancell?ed)\b", re.IGNORECASE)
+
+
+FOR_A_WHILE = "a value said for a while, its end in sight, sits beside the standing one"
+
+
+def for_a_while(clause: str) -> bool:
+    """Is a clause a value held for a while, beside the standing one ("I'm taking the tram until Thursday" next
+    to "User cycles to work")? Such a clause replaces nothing: the standing fact holds again when the while ends,
+    and a question about how things normally are still has its answer."""
+    if _DONE_OR_PAST.search(clause):
+        return False
+    return bool(_UNTIL.search(clause) or _NEXT_SPAN.search(clause)
+                or (_INSTEAD.search(clause) and _SHORT_TIME.search(clause)))
+
+
 # Saying that something one was doing is done, and a memory of something going on ("User is reading Dune").
 _ENDED = re.compile(r"\b(?:finished|completed|done with|wrapped up|through with)\b", re.IGNORECASE)
 _ONGOING = re.compile(r"\b(?:is|are|am)\s+(?:(?:currently|still|now|slowly)\s+)?\w+ing\b", re.IGNORECASE)
@@ -273,12 +309,14 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                    cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
                    value_update_margin: float = 0.05, role_update_floor: float = 0.50,
                    cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08,
-                   delta_floor: float | None = 0.35) -> Plan:
+                   delta_floor: float | None = 0.35, for_a_while_beside: bool = True) -> Plan:
     """Decide what one new fact does (rules in the module docstring). `delta_floor` None: an amount said as how
-    far it moved replaces nothing (rule 10 off)."""
+    far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
+    if for_a_while_beside and not cand.correction and for_a_while(cand.clause):
+        return Plan("created", multi=True, reason=FOR_A_WHILE)
     if cand.rule == "person_named":
         # "for my friend Tom" after "for my friend Jenny": a person named in passing says the user has such a
         # person, not that it is their only one

@@ -108,6 +108,10 @@ class Settings(BaseSettings):
     # replaces the newest memory holding a value of its kind among the user's last this many messages: a pronoun
     # points no further back. 0 turns it off.
     pointing_back_messages: int = Field(2, ge=0, le=20)
+    # A value said for a while, its end in sight ("I'm taking the tram until Thursday", "swimming at the lido this
+    # week instead", resolve.py rule 0), is kept beside the standing fact and replaces nothing. False: such a
+    # clause goes through the rules like any other.
+    for_a_while_beside: bool = True
     # An update said as a change ("replaced Trello with Linear") that replaces a memory filed elsewhere
     # is stored as that memory restated with the new value (extraction/restate.py), in its slot.
     restate_updates: bool = True

@@ -252,6 +252,11 @@ def test_a_value_said_only_as_a_modifier_is_not_named(old_value, clause, named):
     ("User's phone bill is 30 a month.", "User's phone bill is 35 a month now.", False),  # one thing
     ("User's favorite band is Blur.", "The 1975 are User's fav band now.", False),  # said of a name
     ("User's phone bill is 30 a month.", "Tom's phone number is 07700 900123.", False),  # another owner
+    # a head that names who supplies the thing, or its make, is said of that thing
+    ("User's broadband provider is Sky.", "User's broadband is with BT now.", False),
+    ("User's electricity supplier is Octopus.", "User's electricity comes from Ecotricity.", False),
+    ("User's laptop brand is Lenovo.", "User's laptop is a Dell XPS.", False),
+    ("User's phone provider is Vodafone.", "User's phone bill is 30 a month.", True),  # still two things
 ])
 def test_two_head_nouns_are_two_things(old, new, other):
     assert other_things(old, new) is other
@@ -531,6 +536,10 @@ def test_a_time_said_again_replaces_the_note_without_a_cue():
     ("User's landlord is Mr. Hughes.", "Landlord's name is Ms. Adeyemi.", True),
     ("The retro is on Thursdays.", "The retro's on Friday now.", True),
     ("John is at the gym.", "John's at the office.", False),
+    ("User's broadband provider is Sky.", "User's broadband is with BT.", True),
+    ("User's mobile network is Three.", "User's mobile is with EE.", True),
+    ("User's energy company is EDF.", "User's home energy is from Octopus.", True),
+    ("User's pension provider is Aviva.", "User's car insurance is with Aviva.", False),
 ])
 def test_same_thing(old, new, expected):
     assert same_thing(old, new) is expected

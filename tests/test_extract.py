@@ -285,7 +285,8 @@ def test_known_slot_still_knows_the_spring_framework():
     assert known_slot("an API written in Spring")[0] == "framework"
 
 
-@pytest.mark.parametrize("message", ["I'm on 58k now.", "we're on 3,200 a month after the raise", "I'm on 12%"])
+@pytest.mark.parametrize("message", ["I'm on 58k now.", "we're on 3,200 a month after the raise", "I'm on 12%",
+                                     "I run about 20 km a week.", "I run five miles a day", "we run roughly 30k a year"])
 def test_an_amount_one_is_on_is_not_a_tool(message):
     assert all(c.attribute != "tools" for c in extract(message))
 
@@ -467,6 +468,11 @@ def test_a_whole_statement_said_as_a_correction_is_kept_as_a_statement():
     ("ramen has overtaken sushi as my favourite food", "User's favorite food is ramen."),
     ("Lidl replaced Tesco as our supermarket, way cheaper", "User's supermarket is Lidl now, way cheaper."),
     ("the printer replaced the old one", "The printer replaced the old one."),
+    # the user moved by their work to a named place
+    ("the company relocated me to Lyon last spring", "User lives in Lyon."),
+    ("anyway, my firm has posted us to Nairobi", "User lives in Nairobi."),
+    ("they moved me to the night shift", "They moved User to the night shift."),  # no place: as said
+    ("my boss moved me to Marketing", "User's boss moved them to Marketing."),  # a person, not the work
 ])
 def test_a_clause_said_back_to_front_is_unfolded(message, text):
     texts = [c.text for c in extract(message)]
@@ -518,6 +524,10 @@ def test_joining_a_gym_a_club_or_a_class_is_no_job(message):
 @pytest.mark.parametrize("message, employer", [
     ("I just joined Stripe", "Stripe"), ("I joined the BBC last year", "the BBC"),
     ("I joined a startup in Berlin", "a startup in Berlin"),
+    # the user as the one hired: the company that did it is the employer, what is said after its name is not
+    ("I've been headhunted by Arup", "Arup"), ("got poached by Monzo in the spring, same team size", "Monzo"),
+    ("I was recruited by Unilever in 2019", "Unilever"),
+    ("I work at Deloitte, in the audit team", "Deloitte"),
 ])
 def test_joining_a_company_is_still_a_job(message, employer):
     assert [c.value for c in extract(message) if c.attribute == "employer"] == [employer]

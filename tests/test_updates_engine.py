@@ -218,16 +218,6 @@ def test_a_value_said_of_the_thing_in_the_clause_before_replaces_it(engine, old,
     assert not any(gone in h.memory.text for h in hits), [h.memory.text for h in hits]
 
 
-def test_the_clause_before_rule_turns_off(tmp_path, embedder):
-    engine = MemoryEngine(Settings(data_dir=tmp_path, clause_before_floor=None), embedder=embedder)
-    try:
-        engine.ingest("My accountant is Sue Marsh.", user_id="u")
-        result = engine.ingest("the accountant retired last spring, we use Kim Doyle now", user_id="u")
-        assert result.status == "created"
-    finally:
-        engine.close()
-
-
 @pytest.mark.parametrize("old, message, question, expected, gone", [
     ("Our choir rehearses at the church hall.", "the hall roof is leaking so we rehearse at the scout hut now",
      "where does our choir rehearse?", "scout hut", "church hall"),
@@ -257,16 +247,6 @@ def test_the_old_frame_about_another_thing_stays(engine, old, message):
     engine.ingest(old, user_id="u")
     result = engine.ingest(message, user_id="u")
     assert result.superseded_ids == [], [t.reason for t in result.trace]
-
-
-def test_the_old_frame_rule_turns_off(tmp_path, embedder):
-    engine = MemoryEngine(Settings(data_dir=tmp_path, frame_updates=False), embedder=embedder)
-    try:
-        engine.ingest("Our choir rehearses at the church hall.", user_id="u")
-        result = engine.ingest("we rehearse at the scout hut now", user_id="u")
-        assert result.status == "created", [t.reason for t in result.trace]
-    finally:
-        engine.close()
 
 
 @pytest.mark.parametrize("messages, question, expected, gone", [
@@ -300,16 +280,6 @@ def test_a_pointer_with_nothing_to_point_back_to_replaces_nothing(engine, messag
     assert result.superseded_ids == [], [t.reason for t in result.trace]
 
 
-def test_the_pointing_back_rule_turns_off(tmp_path, embedder):
-    engine = MemoryEngine(Settings(data_dir=tmp_path, pointing_back_messages=0), embedder=embedder)
-    try:
-        engine.ingest("Maya's ballet class is at 5:15 on Tuesdays.", user_id="u")
-        result = engine.ingest("they moved it to 6pm though", user_id="u")
-        assert result.superseded_ids == [], [t.reason for t in result.trace]
-    finally:
-        engine.close()
-
-
 @pytest.mark.parametrize("messages", [
     ["My boyfriend is Sam.", "sam and I broke up, I'm seeing Chris now"],  # found by meaning (rule 6), then in place
     ["I back up my photos to Google Photos.", "All my pictures sync to iCloud now."],  # rule 9, by meaning
@@ -332,3 +302,45 @@ def test_one_batch_keeps_what_one_message_at_a_time_keeps(tmp_path, embedder, me
             engine.close()
     assert kept[0] == kept[1]
     assert len(kept[1]) == 1, kept[1]
+
+
+@pytest.mark.parametrize("standing, exception, question, expected", [
+    # each of these but the first replaced the standing fact before rule 0
+    ("I normally cycle to the office.", "The bike's in for repair so I'm taking the tram until Thursday.",
+     "how do I usually get to the office?", "cycle"),
+    ("We meet at the Crown on Thursdays.", "we're meeting at the Swan instead this week",
+     "where do we meet on Thursdays?", "Crown"),
+    ("I usually catch the 7:40 bus.", "strikes, so I'm catching the 6:55 bus instead until Friday",
+     "which bus do I normally catch?", "7:40"),
+    ("Standup is at 9:30.", "standup is at 11 this week instead, sprint review clash", "when is standup?", "9:30"),
+    ("I park on Level 2.", "parking on Level 4 for the next few days, level 2 is being painted",
+     "where do I park?", "Level 2"),
+    ("My yoga class is on Mondays.", "yoga's on Wednesday instead this week", "what day is my yoga class?",
+     "Mondays"),
+])
+def test_a_value_said_for_a_while_sits_beside_the_standing_fact(engine, standing, exception, question, expected):
+    engine.ingest(standing, user_id="u")
+    result = engine.ingest(exception, user_id="u")
+    assert result.superseded_ids == [], [t.reason for t in result.trace]
+    hits = engine.recall(question, user_id="u").hits
+    assert hits and expected in hits[0].memory.text, [h.memory.text for h in hits]
+
+
+@pytest.mark.parametrize("switch, old, message, status", [
+    ({"clause_before_floor": None}, "My accountant is Sue Marsh.",
+     "the accountant retired last spring, we use Kim Doyle now", "created"),  # rule 11 off
+    ({"frame_updates": False}, "Our choir rehearses at the church hall.", "we rehearse at the scout hut now",
+     "created"),  # rule 12 off
+    ({"pointing_back_messages": 0}, "Maya's ballet class is at 5:15 on Tuesdays.", "they moved it to 6pm though",
+     "created"),  # rule 13 off
+    ({"for_a_while_beside": False}, "We meet at the Crown on Thursdays.",
+     "we're meeting at the Swan instead this week", "superseded"),  # rule 0 off: the rules below pair them
+])
+def test_a_rule_turns_off(tmp_path, embedder, switch, old, message, status):
+    engine = MemoryEngine(Settings(data_dir=tmp_path, **switch), embedder=embedder)
+    try:
+        engine.ingest(old, user_id="u")
+        result = engine.ingest(message, user_id="u")
+        assert result.status == status, [t.reason for t in result.trace]
+    finally:
+        engine.close()

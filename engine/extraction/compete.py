@@ -105,6 +105,10 @@ _NOT_TOPIC = frozenset(_words(_NOT_TOPIC_WORDS))
 _SAME_THING = {"db": "databas", "repo": "repository", "cell": "phon", "mobil": "phon", "pc": "computer",
                "laptop": "computer", "salary": "pay", "wag": "pay", "earn": "pay", "car": "vehicl",
                "mom": "mum", "mam": "mum", "mother": "mum", "dad": "father", "boss": "manager"}
+# A head noun that names who supplies the thing before it, or which make of it: "User's internet provider" is said
+# of the user's internet, "User's phone model" of the phone, "User's energy company" of the energy.
+_SUPPLIER_HEADS = frozenset(_words("provider supplier company brand make model carrier operator vendor service "
+                                   "network"))
 
 
 def topic_words(text: str) -> set[str]:
@@ -846,6 +850,8 @@ def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     head = textlib.tokenize(lowered[cut - 1])
     if not head:
         return None
+    if cut >= 2 and head[0] in _SUPPLIER_HEADS and (before := textlib.tokenize(lowered[cut - 2])):
+        cut, head = cut - 1, before  # "User's internet provider" / "User's internet": one thing
     qualifiers = frozenset(t for w in lowered[:cut - 1] + lowered[cut + 1:] for t in textlib.tokenize(w))
     if head == textlib.tokenize("name") and owner is not None and cut == 1:
         owner, head = None, textlib.tokenize(owner) or head  # "Landlord's name is ..." names the landlord

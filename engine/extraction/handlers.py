@@ -119,7 +119,8 @@ def job_at(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
 
 
 def employer(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
-    v = strip_when(clean_value(m["v"]))
+    # what is said after the name is about the job, not part of the name: "Spotify, same kind of role but ..."
+    v = strip_when(re.split(r"\s*[,;]\s+|\s+[-\u2013\u2014]\s+|\s+but\s+", clean_value(m["v"]))[0])
     old = None
     fm = FROM_TO.search(v)
     if fm:
@@ -207,6 +208,13 @@ _BROAD_PURPOSES = frozenset({"work", "fun", "school", "home", "everything", "per
                              "job", "study", "studying", "hobby", "hobbies", "life", "stuff", "things", "now"})
 
 
+# A value that is an amount, maybe said roughly: "58k", "about 20 km a week", "five miles a day".
+_AN_AMOUNT = re.compile(r"^(?:(?:about|around|roughly|nearly|almost|over|under|approximately|at least|up to|like|"
+                        r"maybe|just|only)\s+)*[$€£]?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                        r"twenty|thirty|forty|fifty|a hundred|a couple of|a few)\s+(?:k|km|kms|miles?|kilomet(?:re|er)s?|"
+                        r"laps?|hours?|minutes?|mins?|times?|sessions?|reps?|sets?|kg|pounds?|lbs?)\b)", re.IGNORECASE)
+
+
 def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     v = clean_value(m["v"])
     old = clean_value(m["old"]) if m["old"] else None
@@ -217,8 +225,8 @@ def use(clause: str, m: re.Match[str], S: str, P: str) -> Handled:
     for_project = bool(re.search(r"\b(?:for|in|on) (?:the|our|my|this) (?:project|app|backend|frontend|site|api|service|product)\b|^we\b", clause, re.IGNORECASE))
     known = known_slot(v)
     if known is None:
-        if re.match(r"^[$€£]?\d", v):
-            return None  # "I'm on 58k now": a pay or a dose, not a tool
+        if _AN_AMOUNT.match(v):
+            return None  # "I'm on 58k now", "I run about 20 km a week": a pay, a dose or a distance, not a tool
         said = clause[m.start():m.start("v")]  # the verb, not the value ("Krita, which changed how I draw")
         if re.search(r"\b(?:switch|moved|moving|migrat|chang|upgrad|went back)", said, re.IGNORECASE):
             return None  # "switched to black coffee": a change of something no rule names, for the open world

@@ -192,9 +192,21 @@ _TAKES_ROLE = re.compile(
     r"(?P<rest>\s*(?:[,;.!?].*)?)$", re.IGNORECASE)
 
 
+# The user as the one a change was done to: "got poached by Spotify" is "got hired by Spotify"; "the company
+# relocated me to Austin" (after a lead-in or none) is "I relocated to Austin", a move to a named place.
+_TAKEN_ON = re.compile(r"(?:'ve\s+been\b|'s\s+been\b|\b(?:got|was|were|been|have been|has been))\s+(?:(?:just|recently|finally)\s+)?"
+                       r"(?:poached|head-?hunted|recruited|snapped up|taken on|brought on)\s+by\b", re.IGNORECASE)
+_MOVED_BY_WORK = re.compile(r"^(?:[^,;]*,\s*)?(?:the|my|our)\s+(?:company|firm|employer|work|job|bank|agency|"
+                            r"office|university|army|regiment)\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
+                            r"(?:relocated|posted|moved|sent|stationed)\s+(?:me|us)\s+(?:(?:over|out|down|up)\s+)?"
+                            r"to\s+(?=[A-Z])")
+
+
 def unfold(clause: str) -> str:
-    """A clause said back to front or around its value, in its plain order: the four forms above."""
-    holder = _NEW_HOLDER.match(clause.strip())
+    """A clause said back to front or around its value, in its plain order: the forms above."""
+    clause = _TAKEN_ON.sub(lambda m: " got hired by" if m[0].startswith("'") else "got hired by",
+                           _MOVED_BY_WORK.sub("I relocated to ", clause.strip()))
+    holder = _NEW_HOLDER.match(clause)
     if holder:
         return f"my {holder['role']} is {holder['name']} now{holder['rest']}"
     taken = _TAKES_ROLE.match(clause.strip())
