@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from itertools import takewhile
 
-from .extraction.compete import followed_by_a_noun, has_time
+from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
 from .extraction.requests import assistant_voice
 from .extraction.vocabulary import JOB_NOUNS
 from .text import STOPWORDS
@@ -325,11 +325,28 @@ def _credential_kinds(text: str) -> set[str]:
             if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS}
 
 
+# A question whose subject is the speaker: "where do I live?", "do I have any allergies?", "am I vegan?".
+_ASKS_OF_THE_SPEAKER = re.compile(r"^\s*(?:(?:what|which|where|when|why|how|who|whom)\b[^?]*?\s)?"
+                                  r"(?:do|did|am|was|have|had|can|could|should|will|would)\s+I\b", re.IGNORECASE)
+
+
+def asks_of_the_speaker_alone(query: str) -> bool:
+    """Is a question about the one asking, naming no one else: no relation, role or title ("my sister", "my GP"),
+    no name ("Maya")?"""
+    if not _ASKS_OF_THE_SPEAKER.match(query) or about_a_person(query):
+        return False
+    return not any(word != "I" for word in re.findall(r"\b[A-Z][\w'-]*", query.strip()[1:]))
+
+
 def contrast_mismatch(query: str, memory_text: str) -> bool:
     """Does the question ask about one member of a family (a relative, a pet, a team role) while the memory
     names only other members of it ("where does my brother live?" vs "User's sister lives in Porto")? Or ask
     for a favourite of one kind while the memory is a favourite of another ("favourite drink" vs "favorite food"),
-    or for the code of one thing while the memory holds another's ("alarm code" vs "wifi password")?"""
+    or for the code of one thing while the memory holds another's ("alarm code" vs "wifi password")? Or ask about
+    the speaker alone while the memory tells another person's life ("do I have any allergies?" vs "User's brother
+    Omar is allergic to penicillin")?"""
+    if asks_of_the_speaker_alone(query) and of_someone_elses_life(memory_text):
+        return True
     asked_favourite = _favourite_kind(query)
     if asked_favourite is not None:
         held = _favourite_kind(memory_text)

@@ -114,7 +114,18 @@ def test_as_statement_composes_with_third_person_rewriting():
     ("where does my partner work?", "User's wife works at a hospital.", False),
     ("do I have a brother or a sister?", "User has a sister.", False),
     ("how many developers do we have?", "The team has 5 engineers.", False),
-    ("where do I live?", "User's sister lives in Rome.", False),
+    # a question about the speaker, naming no one else, is not answered by another person's life
+    ("where do I live?", "User's sister lives in Rome.", True),
+    ("do I have any allergies?", "User's brother Omar is allergic to penicillin.", True),
+    ("what do I do for work?", "User's wife Dana is a paramedic.", True),
+    ("am I vegetarian?", "User's flatmate is vegan.", True),
+    ("how do I get to work?", "User's husband cycles to the office.", True),
+    ("who do I report to?", "User's manager is Ana.", False),  # naming who fills the user's role
+    ("who is my dentist?", "User's dentist is Dr. Patel.", False),
+    ("do I have a partner?", "User's partner Sam is a chef.", False),  # the question names the partner
+    ("how do I get to work?", "User's wife drives User to work.", False),  # the user is in it
+    ("where do we live?", "User's son lives in Leeds.", False),  # "we" may take the son in
+    ("where does Maya live?", "User's sister lives in Rome.", False),  # someone named: the member rules apply
     ("what does my grandma like to cook?", "User's grandmother makes pierogi.", False),
     # a breed is its animal
     ("what's my dog called?", "User has a beagle named Rolo and a hamster named Pip.", False),

@@ -512,6 +512,22 @@ def about_a_person(text: str) -> bool:
     return bool(_PERSON_WORD.search(text) or JOB_NOUNS.search(text) or _PERSON_TITLE.search(text))
 
 
+# Who fills one of the user's roles, named: "User's manager is Ana.", "User's dentist is Dr. Patel."
+_NAMES_THE_HOLDER = re.compile(r"^\s+(?:is|are|was|were)\s+(?:called\s+|named\s+)?(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?"
+                               r"[A-Z]")
+
+
+def of_someone_elses_life(text: str) -> bool:
+    """Does a memory sentence say something of the life of a person the user knows ("User's brother Omar is
+    allergic to penicillin.", "User's sister lives in Rome."), rather than name who fills one of the user's roles
+    ("User's manager is Ana.") or say something the user takes part in ("User's wife drives User to work.")?"""
+    match = _ABOUT_SOMEONE_ELSE.match(text.strip())
+    if match is None:
+        return False
+    rest = text.strip()[match.end():]
+    return not re.search(r"\bUser\b", rest) and not _NAMES_THE_HOLDER.match(rest)
+
+
 def about_someone_else(text: str) -> bool:
     """Is a memory sentence about a person the user (or a named speaker) knows ("User's sister Ana lives in
     Porto.", "Tomas's colleague Anja moved to Graz.") rather than about them ("User's rent is 900 euros")?"""
