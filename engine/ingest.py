@@ -196,8 +196,10 @@ class Ingest:
         """after: the plan of the message's previous fact and the memory it made; before: that fact and its vector;
         message_text: the message as the extractor read it."""
         plan = self.plan(conn, user_id, cand, vector, message_id)
-        if plan.reason == FOR_A_WHILE:
-            pass  # rule 0: kept beside the standing fact, whatever the rules below would pair it with
+        # Rule 0: a value said for a while is kept beside the standing fact, whatever the rules below pair it with.
+        for_a_while = plan.reason == FOR_A_WHILE
+        if for_a_while:
+            pass
         elif plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
@@ -207,12 +209,12 @@ class Ingest:
                                            message_id=message_id, floor=self.settings.clause_before_floor)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
-        if plan.action == "created" and plan.reason != FOR_A_WHILE and self.settings.frame_updates:
+        if plan.action == "created" and not for_a_while and self.settings.frame_updates:
             found, why = frame_kept(cand, rest_of_message(message_text, cand.clause), self._nearest(conn, user_id, vector),
                                     user_id=user_id, message_id=message_id)
             if found:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
-        if plan.action == "created" and plan.reason != FOR_A_WHILE and self.settings.pointing_back_messages:
+        if plan.action == "created" and not for_a_while and self.settings.pointing_back_messages:
             def recent() -> list[Memory]:  # read only for a clause that points back with a change
                 return [as_said(m) for m in self.ledger.recent_memories(conn, user_id, message_id,
                                                                         self.settings.pointing_back_messages)]

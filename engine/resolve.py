@@ -178,8 +178,10 @@ _UNTIL = re.compile(
 _NEXT_SPAN = re.compile(r"\bfor\s+the\s+(?:next|coming)\s+(?:(?:few|couple of|\d+|two|three|four|five)\s+)?"
                         r"(?:days?|weeks?|nights?|months?)\b", re.IGNORECASE)
 _INSTEAD = re.compile(r"\binstead\b(?!\s+of\b)", re.IGNORECASE)
-_SHORT_TIME = re.compile(r"\b(?:today|tonight|tomorrow|this (?:week|weekend|morning|afternoon|evening)|for now|"
-                         r"for the week)\b", re.IGNORECASE)
+# One occasion or a short stretch: with "instead", a value for a while (rule 0); in a part pointing back, a one-off
+# that replaces nothing (rule 13: "it's at the Hilton this time", "we're at my mum's for now").
+_ONE_OCCASION = re.compile(r"\b(?:today|tonight|tomorrow|this (?:time|once|week|weekend|morning|afternoon|evening)|"
+                           r"for (?:now|today|tonight|the week))\b", re.IGNORECASE)
 # Said of the past, the bound ends an old fact ("I lived in Oslo until last year", "I worked at Acme until
 # Friday"): no exception to a current one. A change said done is no exception either ("this week I switched ...").
 _DONE_OR_PAST = re.compile(r"\b(?:was|were|used to|lived|worked|switched|moved|changed|replaced|swapped|ditched|"
@@ -196,7 +198,7 @@ def for_a_while(clause: str) -> bool:
     if _DONE_OR_PAST.search(clause):
         return False
     return bool(_UNTIL.search(clause) or _NEXT_SPAN.search(clause)
-                or (_INSTEAD.search(clause) and _SHORT_TIME.search(clause)))
+                or (_INSTEAD.search(clause) and _ONE_OCCASION.search(clause)))
 
 
 # Saying that something one was doing is done, and a memory of something going on ("User is reading Dune").
@@ -858,9 +860,6 @@ _NO_LONGER = re.compile(r"\b(?:not any\s?more|no longer)\b", re.IGNORECASE)
 # The one who held it left: "he stepped down, a dad called Pete runs it now", "she retired, I see Dr. Okafor now".
 _LEFT = re.compile(r"\b(?:stepped down|resigned|retired|left (?:the|his|her|their|us|for)|moved away|moved on)\b",
                    re.IGNORECASE)
-# A value for one occasion replaces nothing: "it's at the Hilton this time", "we're at my mum's for now".
-_ONE_OFF = re.compile(r"\b(?:this time|this once|for now|for today|for tonight|today|tonight|this week(?:end)?)\b",
-                      re.IGNORECASE)
 # "now" or "new" alone is said of a clock, a price or the weather as often as of a change ("it's 5pm now", "it's
 # sunny in Madrid now"): with only such a word, the part must say nothing but the name and what the old memory says.
 _WEAK_CHANGE = re.compile(r"\b(?:now|new|latest|these days|nowadays|since|actually)\b", re.IGNORECASE)
@@ -925,7 +924,7 @@ def pointed_back(cand: Candidate, message_text: str, recent: list[Memory] | Call
         return [], ""  # in the user's own words: the memory's "their" may have been their "our"
     if NAMES_ITS_THING.match(part) and not _DONE_TO_IT.search(part):
         return [], ""  # "my phone bill went up to 30" names its thing; "the teacher moved it to 8:15" does not
-    if relation(part) is not None or not in_place(_NO_LONGER.sub(" ", part)) or _ONE_OFF.search(part):
+    if relation(part) is not None or not in_place(_NO_LONGER.sub(" ", part)) or _ONE_OCCASION.search(part):
         return [], ""
     strong = _WEAK_CHANGE.sub(" ", part)
     moved = bool(cand.correction or SWITCH_CUES.search(said_so_far) or _LEFT.search(said_so_far)

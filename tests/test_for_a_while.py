@@ -23,6 +23,8 @@ pytestmark = pytest.mark.unit
     "tonight we're eating at Marco's instead",
     "I'm on nights instead for now",
     "Lunch is at the canteen instead just for this week",
+    "my mum is picking the kids up instead this time",
+    "I'm driving in instead tomorrow",
 ])
 def test_said_for_a_while(clause):
     assert for_a_while(clause)

@@ -69,6 +69,8 @@ SAVINGS = _memory(6, "User's savings account is with Nationwide.", message_id=15
      "User's phone bill went up to 30 pounds.", []),
     # for one occasion, an addition, a wish: nothing replaced
     ([CLASS], "it's at 9pm this time, the hall is booked", "it's at 9pm this time", "It's at 9pm this time.", []),
+    ([CLASS], "the teacher moved it to 8:15 tomorrow", "the teacher moved it to 8:15 tomorrow",
+     "The teacher moved it to 8:15 tomorrow.", []),
     ([ENERGY], "it's also from Ovo now", "it's also from Ovo now", "It's also from Ovo now.", []),
     ([FEE], "they want to put it up to 49 pounds", "they want to put it up to 49 pounds",
      "They want to put it up to 49 pounds.", []),

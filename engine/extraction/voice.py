@@ -205,15 +205,15 @@ _MOVED_BY_WORK = re.compile(r"^(?:[^,;]*,\s*)?(?:the|my|our)\s+(?:company|firm|e
 def unfold(clause: str) -> str:
     """A clause said back to front or around its value, in its plain order: the forms above."""
     clause = _TAKEN_ON.sub(lambda m: " got hired by" if m[0].startswith("'") else "got hired by",
-                           _MOVED_BY_WORK.sub("I relocated to ", clause.strip()))
+                           _MOVED_BY_WORK.sub("I relocated to ", clause.strip())).strip()
     holder = _NEW_HOLDER.match(clause)
     if holder:
         return f"my {holder['role']} is {holder['name']} now{holder['rest']}"
-    taken = _TAKES_ROLE.match(clause.strip())
+    taken = _TAKES_ROLE.match(clause)
     if taken:
         return f"{taken['role']} is {taken['new']} now{taken['rest']}"
     clause = _NAME_IS.sub(r"\1 is ", clause)
-    cleft = _CLEFT.match(clause.strip())
+    cleft = _CLEFT.match(clause)
     if cleft:
         rest = f" {cleft['rest']}" if cleft["rest"] else ""
         clause = f"{cleft['subject']} {cleft['verb']} {cleft['value']}{rest}"
