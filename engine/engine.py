@@ -14,6 +14,7 @@ from . import text as textlib
 from .context import Context, Profile, SessionSummary, build_context, build_profile, parse_since, summarize
 from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
+from .kinds import Kinds, WordNetKinds
 from .index import open_index
 from .ingest import Ingest
 from .limits import INGEST_BATCH, STATUSES
@@ -34,10 +35,13 @@ class MemoryEngine:
     StoreInUseError. Server mode (settings.database_url and chroma_url set): any number of engines in
     any number of processes share the store (server_sync.py).
     `extractor` turns a message into candidate facts (default: the rule extractor).
+    `kinds` says what a word names a kind of, for questions asked by kind (default: WordNet's, when
+    settings.kind_terms is on).
     """
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
-                 extractor: extractlib.Extractor | None = None, migrate_model: bool = False):
+                 extractor: extractlib.Extractor | None = None, kinds: Kinds | None = None,
+                 migrate_model: bool = False):
         self.settings = settings if settings is not None else Settings()
         self.extractor = extractor if extractor is not None else extractlib.RuleExtractor()
         if not callable(getattr(self.extractor, "extract", None)):
@@ -77,6 +81,8 @@ class MemoryEngine:
                 chroma_path.mkdir(mode=0o700, exist_ok=True)
                 os.chmod(chroma_path, 0o700)
             self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=self.store_id)
+            if kinds is None and s.kind_terms:
+                kinds = WordNetKinds(s.wordnet_dir)
             if self.server_mode:
                 from .server_sync import LedgerSpeakers, SharedIndexSync
 
@@ -91,7 +97,7 @@ class MemoryEngine:
             self._ingest = Ingest(ledger=self.ledger, sync=self.sync, vectors=self.vectors, extractor=self.extractor,
                                   settings=s, write_lock=self._write_lock, speakers=speakers)
             self._recall = Recall(ledger=self.ledger, sync=self.sync, embedder=self.embedder, settings=s,
-                                  speakers=speakers)
+                                  speakers=speakers, kinds=kinds)
             self._removal = Removal(ledger=self.ledger, sync=self.sync, index=self.index, speakers=speakers)
             self.last_repair = self.sync.repair_on_open(index_rebuilt=index_note is not None)
             if index_note:

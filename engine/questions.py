@@ -550,3 +550,27 @@ def names_asked_about(question: str) -> set[str]:
         if name:
             names.add(name)
     return names
+
+
+# --- the kind a question asks by --------------------------------------------------------------------
+# "what drink do I have ...", "which sport does my son do", "what kind of dog do we have", "what's my favourite
+# cheese", "do I have any chronic health conditions": the words naming what is asked for, up to the first word
+# that names nothing (an auxiliary, a pronoun, a preposition). recall credits a memory naming an instance of one
+# of them (kinds.py) with it.
+_ASKED_KIND = re.compile(
+    r"\b(?:what|which|whats|wat|any)(?:'s|\s+(?:is|are|was|were))?\s+"
+    r"(?:(?:my|our|your|his|her|their|the)\s+)?"
+    r"(?:(?:kinds?|types?|sorts?|pieces?|styles?|items?)\s+of\s+)?"
+    r"(?P<words>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})", re.IGNORECASE)
+
+
+def asked_kind_words(question: str) -> tuple[str, ...]:
+    """The lower-case words naming the kind of thing a question asks for ("what combat sport do I do?" ->
+    ("combat", "sport")); () when it asks by no kind ("what did I do on Friday?")."""
+    found: list[str] = []
+    for match in _ASKED_KIND.finditer(question):
+        for word in match["words"].lower().split():
+            if word in STOPWORDS:
+                break
+            found.append(word)
+    return tuple(dict.fromkeys(found))

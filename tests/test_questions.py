@@ -321,3 +321,22 @@ def test_names_asked_about(question, names):
 ])
 def test_words_that_only_say_at_present_are_not_embedded(question, embedded):
     assert questions.without_present_fillers(question) == embedded
+
+
+@pytest.mark.parametrize("question, words", [
+    ("what drink do I have before work?", ("drink",)),
+    ("which sport does my son do?", ("sport",)),
+    ("what kind of bird is in the garden?", ("bird",)),
+    ("what type of flat do we rent?", ("flat",)),
+    ("which piece of furniture came from my aunt?", ("furniture", "came")),
+    ("what's my go-to snack?", ("go-to", "snack")),
+    ("do I have any chronic illnesses?", ("chronic", "illnesses")),
+    ("wat pets have we got", ("pets",)),
+    # a question asking by no kind
+    ("what did I do on Friday?", ()),
+    ("what is the user making?", ()),
+    ("where do I live?", ()),
+    ("When did Caroline go to the support group?", ()),
+])
+def test_asked_kind_words(question, words):
+    assert questions.asked_kind_words(question) == words

