@@ -2,6 +2,7 @@
 import pytest
 
 from engine.extraction import SLOTS, extract, known_slot, structured, third_person, value_key
+from engine.extraction.extractor import correct
 
 pytestmark = pytest.mark.unit
 
@@ -750,3 +751,27 @@ def test_a_few_words_of_talk_are_not_kept(message):
 
 def test_a_verb_of_thought_with_what_it_is_of_is_a_fact():
     assert [c.text for c in extract("I understand Portuguese.")] == ["User understands Portuguese."]
+
+
+@pytest.mark.parametrize("said, then, corrected", [
+    # "sorry" with a value of the old one's kind corrects it
+    ("Our standup is at 9:30.", "10:15, sorry", "10:15"),
+    ("The meeting is on Monday.", "Tuesday, sorry", "Tuesday"),
+    ("My dentist is Dr. Patel.", "Dr. Okafor, sorry", "Dr. Okafor"),
+    ("I live in Boston.", "New York, sorry", "New York"),
+    # with another word of correction, whatever the value
+    ("Our standup is at 9:30.", "oops, I meant after lunch", "after lunch"),
+    # "sorry" after a state is an apology, not a correction
+    ("Our standup is at 9:30.", "Running late, sorry", None),
+    ("My dentist is Dr. Patel.", "Stuck in traffic, sorry!", None),
+    ("The rent is 900 a month.", "bad signal here sorry", None),
+])
+def test_an_elliptical_correction_said_with_sorry_needs_a_value_of_the_old_kind(said, then, corrected):
+    [previous] = extract(said)
+    [fix] = extract(then)
+    assert fix.elliptical
+    result = correct(previous, fix)
+    if corrected is None:
+        assert result is None
+    else:
+        assert corrected in result.text and previous.value not in result.text

@@ -137,6 +137,9 @@ CUED_BESIDE = [
     # a word that only begins like a cue ("newsletter") is none; watching a thing somewhere is no new favourite
     ("My email is priya.k@proton.me", "I made a throwaway email for newsletter signups."),
     ("My favourite TV show is Succession.", "I watch on Now TV."),
+    # "sorry" after a state is an apology, not a correction of the last thing said
+    ("Our standup is at 9:30.", "Running late, sorry"),
+    ("My dentist is Dr. Patel.", "Stuck in traffic, sorry!"),
 ]
 
 

@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from .. import text as textlib
 from .candidate import Candidate
+from .compete import value_kinds
 from .requests import instruction, unwrap
 from .handlers import Found
 from .rules import apply_rules
@@ -112,6 +113,11 @@ def habit(clause: str) -> bool | None:
 MAX_RULE_CLAUSE = 300
 _CORRECTION = re.compile(
     r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|sorry|oops|my bad|scratch that|rather|"
+    r"not\b|wrong|mistake|typo)", re.IGNORECASE)
+# "sorry" alone is as often an apology for a state ("Running late, sorry", "Stuck in traffic, sorry!") as a correction
+# ("Tuesday, sorry"): with no other word of correction, the new value must be one of the old value's kind.
+_CORRECTION_BESIDES_SORRY = re.compile(
+    r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|oops|my bad|scratch that|rather|"
     r"not\b|wrong|mistake|typo)", re.IGNORECASE)
 _BARE_VALUE_BUT = re.compile(r"^(?:not\s+(?P<old>[^,]+?),?\s+(?:but\s+)?(?P<new>.+)|(?P<new2>.+?),?\s+not\s+(?P<old2>.+))$",
                              re.IGNORECASE)
@@ -460,6 +466,8 @@ def correct(previous: "Candidate | object", correction: Candidate) -> Candidate 
     """Apply an elliptical correction ("I meant Tuesday") to the fact said last (a Memory or a
     Candidate): same slot, the value swapped in its sentence. None when the swap is not clear."""
     old_value = correction.replaced_value or previous.value
+    if not _CORRECTION_BESIDES_SORRY.search(correction.clause) and not _of_its_kind(correction.value, old_value):
+        return None
     text = previous.text
     where = text.casefold().find(old_value.casefold()) if old_value else -1
     if where < 0 or len(old_value) > 0.8 * len(text):
@@ -471,6 +479,13 @@ def correct(previous: "Candidate | object", correction: Candidate) -> Candidate 
     return Candidate(subject=previous.subject, attribute=previous.attribute, value=new_value, type=previous.type,
                      importance=previous.importance, multi=multi, text=new_text, clause=correction.clause,
                      update_cue=True, replaced_value=previous.value, rule="correction")
+
+
+def _of_its_kind(new_value: str, old_value: str) -> bool:
+    """Is a new value one of the old value's kind (a name, a time, an amount), when the old one is of any? A value of
+    several words is read as a sentence ("Stuck in traffic" names no one); one word as a value ("Mochi" does)."""
+    old = value_kinds(old_value) - {"phrase"}
+    return not old or bool(old & value_kinds(new_value, sentence=len(new_value.split()) > 1))
 
 
 def structured(subject: str, attribute: str, value: str, mem_type: str) -> Candidate:
