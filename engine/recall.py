@@ -229,7 +229,7 @@ class Recall:
             return candidates
         documents = {}
         for hit in candidates:
-            found = asked & kinds_in(hit.memory.text, self.kinds)
+            found = kinds_in(hit.memory.text, self.kinds, asked)
             if found:
                 document = lexical_document(hit.memory.text, hit.memory.attribute)
                 documents[hit.memory.id] = document + sorted(found - set(document))

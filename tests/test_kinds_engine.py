@@ -49,3 +49,9 @@ def test_a_question_asked_by_kind_finds_the_instance(stores, question, answer):
 ])
 def test_a_kind_nothing_stored_is_gets_nothing(stores, question):
     assert stores[True].recall(question, user_id="u").hits == []
+
+
+def test_a_wordnet_dir_without_wordnet_is_refused_before_the_store_opens(tmp_path, embedder):
+    with pytest.raises(ValueError, match="no WordNet noun files"):
+        MemoryEngine(Settings(data_dir=tmp_path / "store", wordnet_dir=str(tmp_path)), embedder=embedder)
+    assert not (tmp_path / "store").exists()
