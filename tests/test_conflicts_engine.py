@@ -141,3 +141,12 @@ def test_without_a_correction_a_second_pet_name_sits_beside_the_first(engine):
     engine.ingest("We adopted a puppy last week, my other dog is called Pepper", user_id="u")
     texts = active_texts(engine, "u")
     assert any("Biscuit" in t for t in texts) and any("Pepper" in t for t in texts)
+
+
+def test_a_correction_swaps_a_pet_name_kept_in_the_slot_words(engine):
+    # the pets slot keeps "cat named Miso", the sentence says "called Miso": the name is what is corrected
+    engine.ingest("My cat is called Miso.", user_id="u")
+    result = engine.ingest("oops, I meant Mochi", user_id="u")
+    assert result.status == "superseded"
+    texts = active_texts(engine, "u")
+    assert any("Mochi" in t for t in texts) and not any("Miso" in t for t in texts)

@@ -775,3 +775,19 @@ def test_an_elliptical_correction_said_with_sorry_needs_a_value_of_the_old_kind(
         assert result is None
     else:
         assert corrected in result.text and previous.value not in result.text
+
+
+@pytest.mark.parametrize("said, then, corrected, gone", [
+    # the slot keeps the value in its own words ("cat named Miso"), the sentence in the user's: the name is swapped
+    ("My cat is called Miso.", "oops, I meant Mochi", "Mochi", "Miso"),
+    ("My cat is called Miso.", "Sorry, Mochi", "Mochi", "Miso"),
+    ("My cat is called Miso.", "Running late, sorry", None, None),
+])
+def test_an_elliptical_correction_swaps_the_value_as_the_sentence_says_it(said, then, corrected, gone):
+    [previous] = extract(said)
+    [fix] = extract(then)
+    result = correct(previous, fix)
+    if corrected is None:
+        assert result is None
+    else:
+        assert corrected in result.text and gone not in result.text and corrected in result.value

@@ -470,6 +470,8 @@ def correct(previous: "Candidate | object", correction: Candidate) -> Candidate 
         return None
     text = previous.text
     where = text.casefold().find(old_value.casefold()) if old_value else -1
+    if where < 0 and old_value and not correction.replaced_value:
+        old_value, where = _value_as_said(old_value, text)
     if where < 0 or len(old_value) > 0.8 * len(text):
         return None  # the old value is not a distinct part of the sentence: nothing clear to swap
     new_text = text[:where] + correction.value + text[where + len(old_value):]
@@ -479,6 +481,19 @@ def correct(previous: "Candidate | object", correction: Candidate) -> Candidate 
     return Candidate(subject=previous.subject, attribute=previous.attribute, value=new_value, type=previous.type,
                      importance=previous.importance, multi=multi, text=new_text, clause=correction.clause,
                      update_cue=True, replaced_value=previous.value, rule="correction")
+
+
+def _value_as_said(value: str, text: str) -> tuple[str, int]:
+    """The part of a slot's value that its sentence says, and where: a slot keeps a value in its own words ("cat
+    named Miso") and the sentence in the user's ("User's cat is called Miso."). The value's last words, as many as
+    the sentence has, when they are a name, a time or an amount; (value, -1) when it has none of them."""
+    words = value.split()
+    for start in range(1, len(words)):
+        tail = " ".join(words[start:])
+        where = text.casefold().find(tail.casefold())
+        if where >= 0 and value_kinds(tail) - {"phrase"}:
+            return tail, where
+    return value, -1
 
 
 def _of_its_kind(new_value: str, old_value: str) -> bool:
