@@ -198,13 +198,12 @@ class Ingest:
         plan = self.plan(conn, user_id, cand, vector, message_id)
         # Rule 0: a value said for a while is kept beside the standing fact, whatever the rules below pair it with.
         for_a_while = plan.reason == FOR_A_WHILE
-        if for_a_while:
-            pass
-        elif plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
+        if not for_a_while and plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
                            reason="what holds instead of what the message's previous fact ended")
-        elif plan.action == "created" and before is not None and self.settings.clause_before_floor is not None:
+        elif (not for_a_while and plan.action == "created" and before is not None
+              and self.settings.clause_before_floor is not None):
             found, why = thing_said_before(cand, before[0], self._nearest(conn, user_id, before[1]), user_id=user_id,
                                            message_id=message_id, floor=self.settings.clause_before_floor)
             if found:

@@ -111,14 +111,13 @@ def habit(clause: str) -> bool | None:
 
 
 MAX_RULE_CLAUSE = 300
-_CORRECTION = re.compile(
-    r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|sorry|oops|my bad|scratch that|rather|"
-    r"not\b|wrong|mistake|typo)", re.IGNORECASE)
-# "sorry" alone is as often an apology for a state ("Running late, sorry", "Stuck in traffic, sorry!") as a correction
-# ("Tuesday, sorry"): with no other word of correction, the new value must be one of the old value's kind.
-_CORRECTION_BESIDES_SORRY = re.compile(
-    r"\b(?:i meant|i mean|meant to say|make (?:that|it)|correction|oops|my bad|scratch that|rather|"
-    r"not\b|wrong|mistake|typo)", re.IGNORECASE)
+# Words that say a message corrects what was said. "sorry" alone is as often an apology for a state ("Running late,
+# sorry", "Stuck in traffic, sorry!") as a correction ("Tuesday, sorry"): with no other of these words, the new value
+# must be one of the old value's kind (correct()).
+_CORRECTION_BESIDES_SORRY = (r"i meant|i mean|meant to say|make (?:that|it)|correction|oops|my bad|scratch that|rather|"
+                             r"not\b|wrong|mistake|typo")
+_CORRECTION = re.compile(rf"\b(?:{_CORRECTION_BESIDES_SORRY}|sorry)", re.IGNORECASE)
+_CORRECTION_NOT_SORRY = re.compile(rf"\b(?:{_CORRECTION_BESIDES_SORRY})", re.IGNORECASE)
 _BARE_VALUE_BUT = re.compile(r"^(?:not\s+(?P<old>[^,]+?),?\s+(?:but\s+)?(?P<new>.+)|(?P<new2>.+?),?\s+not\s+(?P<old2>.+))$",
                              re.IGNORECASE)
 
@@ -466,7 +465,7 @@ def correct(previous: "Candidate | object", correction: Candidate) -> Candidate 
     """Apply an elliptical correction ("I meant Tuesday") to the fact said last (a Memory or a
     Candidate): same slot, the value swapped in its sentence. None when the swap is not clear."""
     old_value = correction.replaced_value or previous.value
-    if not _CORRECTION_BESIDES_SORRY.search(correction.clause) and not _of_its_kind(correction.value, old_value):
+    if not _CORRECTION_NOT_SORRY.search(correction.clause) and not _of_its_kind(correction.value, old_value):
         return None
     text = previous.text
     where = text.casefold().find(old_value.casefold()) if old_value else -1
