@@ -51,6 +51,7 @@ CATEGORIES: dict[str, str] = {
     "reframed_updates": "Updates Said in a New Frame",
     "questions_other_words": "Questions Asked in Other Words",
     "kind_questions": "Questions Asked by Kind, Answered by the Instance",
+    "kind_updates": "Updates to Another Thing of the Same Kind",
 }
 # Categories written for issue 10. Their splits follow `hash_splits` (the older ones keep the group rule
 # described in evaluation/README.md); both were applied once, before any result was seen.
@@ -60,7 +61,8 @@ HASH_SPLIT_CATEGORIES = ("facts_in_requests", "assistant_instructions", "verb_up
                          "same_kind_updates", "amount_deltas", "short_habits",
                          "slot_lookalikes", "slot_word_modifiers", "asked_kind_answers",
                          "topic_in_another_clause", "kept_frame_updates", "subjectless_facts",
-                         "elliptical_updates", "reframed_updates", "questions_other_words", "kind_questions")
+                         "elliptical_updates", "reframed_updates", "questions_other_words", "kind_questions",
+                         "kind_updates")
 # Categories whose every case expects nothing served.
 UNKNOWN_CATEGORIES = ("unknown_answers", "unknown_near_misses")
 SPLITS = ("dev", "test")
