@@ -35,8 +35,8 @@ class MemoryEngine:
     StoreInUseError. Server mode (settings.database_url and chroma_url set): any number of engines in
     any number of processes share the store (server_sync.py).
     `extractor` turns a message into candidate facts (default: the rule extractor).
-    `kinds` says what a word names a kind of, for questions asked by kind (default: WordNet's, when
-    settings.kind_terms is on).
+    `kinds` says what a word names a kind of, for questions asked by kind, and which two things are of one kind,
+    for updates to another of them (default: WordNet's, when settings.kind_terms or kind_update_floor is on).
     """
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
@@ -46,7 +46,7 @@ class MemoryEngine:
         self.extractor = extractor if extractor is not None else extractlib.RuleExtractor()
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
-        if kinds is None and self.settings.kind_terms:
+        if kinds is None and (self.settings.kind_terms or self.settings.kind_update_floor is not None):
             kinds = WordNetKinds(self.settings.wordnet_dir)  # a wrong wordnet_dir fails before anything is opened
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.
@@ -95,9 +95,10 @@ class MemoryEngine:
                                          slot_guess_floor=s.slot_guess_floor)
             self._speakers = speakers
             self._ingest = Ingest(ledger=self.ledger, sync=self.sync, vectors=self.vectors, extractor=self.extractor,
-                                  settings=s, write_lock=self._write_lock, speakers=speakers)
+                                  settings=s, write_lock=self._write_lock, speakers=speakers,
+                                  kinds=kinds if s.kind_update_floor is not None else None)
             self._recall = Recall(ledger=self.ledger, sync=self.sync, embedder=self.embedder, settings=s,
-                                  speakers=speakers, kinds=kinds)
+                                  speakers=speakers, kinds=kinds if s.kind_terms else None)
             self._removal = Removal(ledger=self.ledger, sync=self.sync, index=self.index, speakers=speakers)
             self.last_repair = self.sync.repair_on_open(index_rebuilt=index_note is not None)
             if index_note:

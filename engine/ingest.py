@@ -10,6 +10,8 @@ import numpy as np
 
 from . import extraction as extractlib
 from .extraction import frames
+from .extraction.compete import swap_thing
+from .kinds import Kinds
 from .model import CandidateTrace, ComparedMemory, FactOutcome, IngestResult, Memory, MessageIn
 from .recall import SpeakerCache
 from .resolve import (FOR_A_WHILE, Neighbour, Plan, SlotState, frame_kept, plan_candidate, pointed_back,
@@ -23,7 +25,7 @@ from .vectors import MemoryVectors
 class Ingest:
     def __init__(self, *, ledger: Ledger, sync: IndexSync, vectors: MemoryVectors,
                  extractor: extractlib.Extractor, settings: Settings, write_lock: threading.RLock,
-                 speakers: SpeakerCache):
+                 speakers: SpeakerCache, kinds: Kinds | None = None):
         self.ledger = ledger
         self.sync = sync
         self.vectors = vectors
@@ -35,6 +37,7 @@ class Ingest:
         self.settings = settings
         self.write_lock = write_lock
         self.speakers = speakers
+        self.kinds = kinds  # rule 14 (resolve._kind_update) off when None
 
     def messages(self, items: list[MessageIn]) -> list[IngestResult]:
         """Validated messages -> their results, with one embedding batch and one transaction."""
@@ -176,7 +179,8 @@ class Ingest:
                               value_update_margin=s.value_update_margin, role_update_floor=s.role_update_floor,
                               cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin,
                               delta_floor=s.delta_floor if s.restate_updates else None,
-                              for_a_while_beside=s.for_a_while_beside)
+                              for_a_while_beside=s.for_a_while_beside,
+                              kinds=self.kinds, kind_update_floor=s.kind_update_floor or 0.0)
 
     def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
         def nearest(n: int) -> list[Neighbour]:
@@ -266,11 +270,18 @@ class Ingest:
         old = self.ledger.get_many_in(conn, plan.supersede_ids).get(plan.supersede_ids[0])
         if old is None:
             return cand, vector
-        # "we meet at Jen's house now" after "User's book club meets at the library.": the old sentence with the new
-        # value in its frame, when the change keeps the frame; else what the change says of the old value
-        in_frame = frames.restate(extractlib.said(old.text), cand.text)
-        restated = ((in_frame, in_frame.rstrip("."), False) if in_frame
-                    else extractlib.restate(extractlib.said(old.text), cand.clause))
+        if plan.swapped is not None:
+            # another of its kind: the old sentence with the one thing swapped, or the clause as said
+            swapped = swap_thing(extractlib.said(old.text), *plan.swapped)
+            if swapped is None:
+                return self._labelled(cand, vector, plan, old)
+            restated = (swapped, swap_thing(old.value, *plan.swapped) or plan.swapped[1], False)
+        else:
+            # "we meet at Jen's house now" after "User's book club meets at the library.": the old sentence with
+            # the new value in its frame, when the change keeps the frame; else what the change says of the old value
+            in_frame = frames.restate(extractlib.said(old.text), cand.text)
+            restated = ((in_frame, in_frame.rstrip("."), False) if in_frame
+                        else extractlib.restate(extractlib.said(old.text), cand.clause))
         if restated is None:
             return self._labelled(cand, vector, plan, old)
         text, value, inferred = restated

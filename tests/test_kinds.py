@@ -85,3 +85,32 @@ def test_common_words_skip_names_and_stopwords():
 
 def test_kinds_in_a_memory_among_the_asked_ones():
     assert kinds_in("User plays tennis, then has an espresso.", TableKinds(), _terms("drink")) == _terms("drink")
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("coffee", "tea", "beverage"), ("beagle", "greyhound", "hound"), ("piano", "cello", "stringed instrument"),
+    ("tennis", "badminton", "court game"), ("cotton", "linen", "fabric"), ("sugar", "honey", "sweetening"),
+    ("acetaminophen", "ibuprofen", "medicine"),
+    # plurals are looked up by their singular
+    ("tomatoes", "lettuces", "vegetable"),
+    # no sense of either is tagged: every sense is read, and the two agree on one ("chess" is a grass first,
+    # "lettuce" money)
+    ("chess", "backgammon", "board game"), ("tomato", "lettuce", "vegetable"),
+])
+def test_two_words_name_things_of_one_kind(kinds, a, b, kind):
+    assert kinds.kind_shared(a, b) == kind
+    assert kinds.kind_shared(b, a) == kind
+
+
+@pytest.mark.parametrize("a, b", [
+    ("beagle", "dog"),  # one is a kind of the other: the same dog said twice
+    ("sofa", "couch"),  # synonyms
+    ("coffee", "coffee"),
+    ("saturday", "sunday"), ("mum", "dad"), ("husband", "wife"),  # times and people frame a fact, no value of it
+    ("glass", "cup"),
+    ("rose", "peony"),  # only "plant" (4,000 kinds below) is above both
+    ("coffee", "sandwich"), ("tennis", "piano"),
+    ("quinoa", "rice"), ("zumba", "yoga"),  # a word WordNet does not have
+])
+def test_two_words_are_not_things_of_one_kind(kinds, a, b):
+    assert kinds.kind_shared(a, b) is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from .. import text as textlib
 from .vocabulary import JOB_NOUNS, KNOWN_RE, SLOTS, CuePattern
@@ -801,7 +802,10 @@ def restates(old_text: str, new_text: str) -> bool:
 
 
 _DEMONSTRATIVES = frozenset("this that these those".split())
-ADDS = re.compile(r"\b(?:also|too|as well|sometimes|occasionally|another|other)\b", re.IGNORECASE)
+# "too" adds when it ends what it is said of ("I play piano too", "got a rabbit too now"); before a word it says how
+# much ("too shady", "too expensive"), and adds nothing.
+_TOO_ADDING = r"too(?=\s*(?:$|[^\w\s]|(?:now|lol|haha|tbh|though|then|these days|nowadays|lately|recently)\b))"
+ADDS = re.compile(rf"\b(?:also|{_TOO_ADDING}|as well|sometimes|occasionally|another|other)\b", re.IGNORECASE)
 
 
 def _own_thing_at(frame: list[str], own: bool) -> bool:
@@ -927,7 +931,7 @@ _OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "pr
 # A capitalised word inside the sentence is part of a name, not the cue ("a hot desk at Second Home").
 _NOT_IN_PLACE = CuePattern(
     r"\b(?:wants?|wanted|wish(?:es)?|hopes?|plans?|planning|would|might|may|could|should|considering|thinking|"
-    r"dreams?|likes?|loves?|hates?|misses|prefers?|not|never|no|doesn't|isn't|too|also|as well|another|other|"
+    rf"dreams?|likes?|loves?|hates?|misses|prefers?|not|never|no|doesn't|isn't|{_TOO_ADDING}|also|as well|another|other|"
     r"second|extra|sometimes|occasionally|once|used to|going to|will)\b")
 
 
@@ -1086,3 +1090,85 @@ def measured_again(old_text: str, new_clause: str) -> bool:
     unit, amount = _UNIT_OF[match.group(2).casefold()], match.group(1).rstrip(".,")
     old = _measures(old_text)
     return unit in old and amount not in old[unit]
+
+
+# A meal is when a habit happens, not what it holds: "quinoa with lunch" is no new "dinner". (Times, people and
+# amounts never pair: kinds.PAIR_LEXICOGRAPHER_FILES.)
+_MEALS = frozenset("breakfast breakfasts lunch lunches dinner dinners supper suppers brunch brunches".split())
+# After the subject comes the verb: "User drinks ...", "User grows ..." ("drinks" is no beverage here).
+_VERB_AFTER_SUBJECT = re.compile(r"^(?:User|[A-Z][\w-]*)\s+(?:\w+ly\s+)?(\w+)")
+
+
+def _things_said(text: str) -> dict[str, str]:
+    """The lower-case words of a memory sentence that may name a thing it holds, by their stem: not a name, a word in
+    a verb's place, a word ending "-ing" or "-ed", nor a meal."""
+    from ..kinds import common_words  # kinds reads no file at import; the import is here to keep compete's light
+
+    verb = _VERB_AFTER_SUBJECT.match(text.strip())
+    skip = {verb.group(1).casefold()} if verb else set()
+    said = set(_THING_WORD.findall(text)) - set(_VERB_WORD.findall(text))
+    return {textlib.term(word): word for word in common_words(text)
+            if word in said and word not in skip and not word.endswith(("ing", "ed")) and word not in _MEALS}
+
+
+# A lower-case word (a capitalised one is a name, wherever it stands), and one in a verb's place: after a modal or a
+# pronoun ("gonna show their paintings", "can push", "they run"; not after "to": "switched to tea").
+_THING_WORD = re.compile(r"(?<![\w'-])([a-z]+)(?![\w'-])")
+_VERB_WORD = re.compile(r"\b(?:gonna|wanna|gotta|can|could|will|would|should|must|might|may|let's|i|we|you|they|he|"
+                        r"she|don't|doesn't|didn't)\s+([a-z]+)\b", re.IGNORECASE)
+
+
+def another_of_its_kind(old_text: str, new_text: str,
+                        kind_shared: Callable[[str, str], str | None]) -> tuple[str, str, str] | None:
+    """(old word, new word, kind) when a new memory sentence names another thing of a kind the old one names one of
+    ("User has rooibos now" after "User drinks coffee every morning": tea and coffee are beverages), each word said
+    only by its own sentence; None otherwise. `kind_shared(a, b)` is kinds.Kinds.kind_shared."""
+    old, new = _things_said(old_text), _things_said(new_text)
+    for old_term, old_word in old.items():
+        if old_term in new:
+            continue
+        for new_term, new_word in new.items():
+            if new_term in old:
+                continue
+            kind = kind_shared(old_word, new_word)
+            if kind is not None:
+                return old_word, new_word, kind
+    return None
+
+
+def swap_thing(text: str, old_word: str, new_word: str) -> str | None:
+    """A memory sentence with the thing it names (`old_word`) replaced by another of its kind ("This year User is
+    growing tomatoes on the balcony." -> "... growing lettuce ..."); None when the word only modifies another
+    thing ("peanut butter": avocado is no kind of butter) or is not in the sentence."""
+    match = re.search(rf"\b{re.escape(old_word)}\b", text, re.IGNORECASE)
+    if match is None or not said_as_a_thing(text, match.end()):
+        return None
+    after = _TOKEN.findall(text[match.end():])[:2]
+    if after and after[0].casefold() not in _ENDS_A_THING and followed_by_a_noun(text, match.end()):
+        return None
+    return text[:match.start()] + new_word + text[match.end():]
+
+
+# Words that end the phrase of the thing before them: where, when or how often it is had.
+_ENDS_A_THING = frozenset("at on in by with to for from of about into onto near under over behind after before during "
+                          "every each since until till up down out off around through".split())
+
+
+def qualified_apart(old_text: str, new_text: str, words: set[str] | frozenset[str],
+                    changed: tuple[str, str] = ("", "")) -> bool:
+    """Do two sentences say a word they share (stems, `words`) of two things, each with its own qualifier before it
+    ("User grows potatoes in the back garden." / "... carrots in the front garden now")? One qualifier alone is one
+    thing said more closely ("toast" / "morning toast"); the (old, new) words `changed` are the change itself ("a
+    pine wardrobe" / "an oak wardrobe now")."""
+    def qualifiers(text: str) -> dict[str, str]:
+        raw = _TOKEN.findall(text)
+        found: dict[str, str] = {}
+        for before, word in zip(raw, raw[1:]):
+            stems = textlib.tokenize(word)
+            if len(stems) == 1 and stems[0] in words and before.isalpha() and before.islower() \
+                    and before not in textlib.STOPWORDS and before not in _PHRASE_BREAK and before not in _PREPOSITIONS:
+                found.setdefault(stems[0], before)
+        return found
+
+    old, new = qualifiers(old_text), qualifiers(new_text)
+    return any(old[w] != new[w] and (old[w], new[w]) != changed for w in old.keys() & new.keys())

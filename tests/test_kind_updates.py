@@ -1,0 +1,132 @@
+"""Another thing of the kind an old memory names, said with a word of change (resolve.py rule 14,
+compete.another_of_its_kind, compete.swap_thing): pure, with the kinds given as a table. The sentences are our own,
+not evaluation cases."""
+from __future__ import annotations
+
+import pytest
+
+from engine import text as textlib
+from engine.extraction import Candidate
+from engine.extraction.compete import ADDS, another_of_its_kind, in_place, swap_thing
+from engine.model import Memory
+from engine.resolve import Neighbour, SlotState, plan_candidate
+
+pytestmark = pytest.mark.unit
+
+# word -> (its kind, the kinds it is an instance of)
+_TABLE = {
+    "oolong": ("tea", {"tea", "beverage"}), "rooibos": ("tea", {"tea", "beverage"}),
+    "espresso": ("beverage", {"coffee", "beverage"}), "coffee": ("beverage", {"beverage"}),
+    "tea": ("beverage", {"beverage"}),
+    "trumpet": ("brass", {"brass", "instrument"}), "trombone": ("brass", {"brass", "instrument"}),
+    "collie": ("dog", {"dog"}), "poodle": ("dog", {"dog"}),
+    "carrots": ("vegetable", {"vegetable"}), "beans": ("vegetable", {"vegetable"}),
+    "tub": ("container", {"container"}), "jar": ("container", {"container"}),
+}
+
+
+class TableKinds:
+    """Two words are of one kind when the table files both under it; kinds_of as kinds.Kinds gives them."""
+
+    def kinds_of(self, word: str) -> frozenset[str]:
+        return frozenset(textlib.term(k) for k in _TABLE.get(word, (None, ()))[1])
+
+    def kind_shared(self, a: str, b: str) -> str | None:
+        kind_a, kind_b = _TABLE.get(a, (None,))[0], _TABLE.get(b, (None,))[0]
+        return kind_a if a != b and kind_a is not None and kind_a == kind_b else None
+
+
+KINDS = TableKinds()
+
+
+@pytest.mark.parametrize("old, new, found", [
+    ("User drinks espresso after lunch.", "After lunch it's tea for User now.", ("espresso", "tea", "beverage")),
+    ("User plays the trumpet in a brass band.", "The band has User on trombone now.", ("trumpet", "trombone", "brass")),
+    # the verb after the subject names no thing ("drinks" is no beverage), nor does a word ending "-ing"
+    ("User drinks oolong.", "User is drinking rooibos.", ("oolong", "rooibos", "tea")),
+    # a word both say is the same thing, not another one
+    ("User drinks espresso and tea.", "User has tea.", None),
+    ("User drinks espresso after lunch.", "User walks the collie after lunch.", None),
+    # names are no common words: "Poodle" is someone's
+    ("User has a collie.", "User met Poodle.", None),
+    # a word in a verb's place names no thing: "we jar" is putting into jars
+    ("User keeps jam in a tub.", "Now we jar the jam.", None),
+    ("User keeps jam in a tub.", "User keeps jam in a jar now.", ("tub", "jar", "container")),
+])
+def test_another_of_its_kind(old, new, found):
+    assert another_of_its_kind(old, new, KINDS.kind_shared) == found
+
+
+@pytest.mark.parametrize("text, old, new, swapped", [
+    ("User grows carrots on the allotment.", "carrots", "beans", "User grows beans on the allotment."),
+    ("User's dog is a collie.", "collie", "poodle", "User's dog is a poodle."),
+    ("User drinks Espresso after lunch.", "espresso", "tea", "User drinks tea after lunch."),
+    # a word only modifying the noun after it: "tea cake" is no kind of tea
+    ("User has a tea cake every afternoon.", "tea", "coffee", None),
+    ("User has oolong daily.", "rooibos", "tea", None),  # not in the sentence
+])
+def test_swap_thing(text, old, new, swapped):
+    assert swap_thing(text, old, new) == swapped
+
+
+@pytest.mark.parametrize("text, adds", [
+    ("I play the trumpet too", True), ("got a poodle too now", True), ("me too!", True), ("mine too, lol", True),
+    # "too" before a word says how much, not one more
+    ("the garden got too shady, so it's beans now", False), ("too expensive so I switched", False),
+    ("it was too much, beans now", False),
+])
+def test_too_adds_only_when_it_ends_what_it_is_said_of(text, adds):
+    assert bool(ADDS.search(text)) is adds
+    assert in_place(text) is not adds
+
+
+def _memory(id: int, text: str, *, attribute: str = "note", subject: str = "user", user: str = "u") -> Memory:
+    return Memory(id=id, user_id=user, text=text, type="fact", subject=subject, attribute=attribute,
+                  value=text.rstrip("."), importance=0.5, message_id=1)
+
+
+def _clause(clause: str, text: str) -> Candidate:
+    return Candidate(subject="user", attribute="note", value=clause, type="fact", importance=0.45, multi=True,
+                     text=text, clause=clause, understood=False)
+
+
+def _plan(new: Candidate, old: Memory, similarity: float, kinds=KINDS, floor: float = 0.40):
+    return plan_candidate(new, SlotState(), lambda n: [Neighbour(old, similarity)][:n], user_id="u", message_id=99,
+                          conflict_threshold=0.5, cue_margin=0.15, kinds=kinds, kind_update_floor=floor)
+
+
+CARROTS = _memory(1, "User grows carrots on the allotment.")
+BEANS = ("the slugs won, it's only beans on the allotment now", "The slugs won, it's only beans on the allotment now.")
+
+
+@pytest.mark.parametrize("old, new, similarity, replaced", [
+    (CARROTS, BEANS, 0.45, True),
+    # what the old memory is about may be said by an instance of it: a poodle is a dog
+    (_memory(2, "User's dog is a collie.", attribute="dog"),
+     ("we lost the old girl in May, a rescue poodle sleeps by the fire now",
+      "User lost the old girl in May, a rescue poodle sleeps by the fire now."), 0.45, True),
+    # no word of change: one more thing said, or a thing said once
+    (CARROTS, ("beans on the allotment this year", "Beans on the allotment this year."), 0.45, False),
+    # an addition
+    (CARROTS, ("beans on the allotment as well now", "Beans on the allotment as well now."), 0.45, False),
+    # not about the same thing: no topic word shared, none named by an instance
+    (CARROTS, ("the kids eat beans now", "User's kids eat beans now."), 0.45, False),
+    # too far in meaning
+    (CARROTS, BEANS, 0.30, False),
+    # an accumulating slot's memory changes only when its value is named
+    (_memory(3, "User plays the trumpet.", attribute="hobbies"),
+     ("the band has me on trombone now", "The band has User on trombone now."), 0.6, False),
+    # someone else's memory
+    (_memory(4, "User's sister grows carrots on the allotment.", attribute="note"), BEANS, 0.45, False),
+])
+def test_another_of_its_kind_with_a_word_of_change_replaces(old, new, similarity, replaced):
+    p = _plan(_clause(*new), old, similarity)
+    assert (p.supersede_ids == [old.id]) is replaced
+    assert (p.swapped is not None) is replaced
+
+
+def test_rule_14_is_off_without_kinds_or_with_a_floor_above_the_similarity():
+    assert _plan(_clause(*BEANS), CARROTS, 0.45, kinds=None).supersede_ids == []
+    assert _plan(_clause(*BEANS), CARROTS, 0.45, floor=0.5).supersede_ids == []
+    replaced = _plan(_clause(*BEANS), CARROTS, 0.45)
+    assert replaced.swapped == ("carrots", "beans") and "another vegetable" in replaced.reason
