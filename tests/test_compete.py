@@ -210,6 +210,9 @@ def test_a_fallback_slot_must_fit_the_clause(clause, slot, fits):
     ("my birthday present from work arrived", "birthday", False),
     ("my car seat covers are torn", "car", False),
     ("my browser bookmarks got wiped", "browser", False),
+    # any preposition carries the phrase on to its verb ("near", "by", "behind" as much as "at")
+    ("my name plate near the door says Dr. Osei", "name", False),
+    ("my phone charger behind the sofa stopped working", "phone", False),
     # ... but not when the noun after it is the slot's own word, a name, a verb, or nothing
     ("my mobile number changed last month", "phone", True),
     ("my home address is now on Elm Street", "location", True),

@@ -848,7 +848,9 @@ _SAID_OF = re.compile(
 _USERS = frozenset({None, "user's", "their", "our", "my", "the", "this"})
 _IS_CONTRACTED = re.compile(r"^((?:the |our |my )?[\w-]+(?: [\w-]+)?)'s (?=(?:on|at|in|every|due|now|still|back|the|a|an|\d)\b)",
                             re.IGNORECASE)
-_PREPOSITIONS = frozenset("to for of at in on with from".split())
+# The prepositions that end the noun phrase a value is said of ("User's view of the sea", "the office in Leeds"); a
+# set of its own, not _PREPOSITIONS above, which ends any phrase ("my name tag at the conference says ...").
+_OF_PREPOSITIONS = frozenset("to for of at in on with from".split())
 
 
 def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
@@ -866,7 +868,7 @@ def said_of(text: str) -> tuple[str | None, str, frozenset[str]] | None:
     owner = m["owner"].casefold() if m["owner"] else None
     owner = None if owner in _USERS else owner.removesuffix("'s")
     lowered = [w.casefold().removesuffix("'s") for w in words]
-    cut = next((i for i, w in enumerate(lowered) if w in _PREPOSITIONS and i > 0), len(lowered))
+    cut = next((i for i, w in enumerate(lowered) if w in _OF_PREPOSITIONS and i > 0), len(lowered))
     head = textlib.tokenize(lowered[cut - 1])
     if not head:
         return None
@@ -973,7 +975,7 @@ def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
         return None  # "User's favourite bands are Muse and Blur": several; "User's video calls are on Zoom": one place
     if re.fullmatch(_PEOPLE, head) and re.match(r"(?:in|at|on|from|with|to|into)\b", m["value"]):
         return None  # "User's parents are in Spain" says where they are: no role of the user's filled
-    if set(stems) & _MANY_HELD or any(w in _PREPOSITIONS for w in np_words):
+    if set(stems) & _MANY_HELD or any(w in _OF_PREPOSITIONS for w in np_words):
         return None  # "User's flight to Oslo" is one of many flights
     return owner or "user", _SAME_THING.get(stems[0], stems[0]), frozenset(
         _SAME_THING.get(t, t) for w in np_words for t in textlib.tokenize(w))
