@@ -37,7 +37,7 @@ class Ingest:
         self.settings = settings
         self.write_lock = write_lock
         self.speakers = speakers
-        self.kinds = kinds  # rule 14 (resolve._kind_update) off when None
+        self.kinds = kinds  # rules 14 and 15 (resolve._kind_update, resolve._ended_kind) off when None
 
     def messages(self, items: list[MessageIn]) -> list[IngestResult]:
         """Validated messages -> their results, with one embedding batch and one transaction."""
@@ -180,7 +180,8 @@ class Ingest:
                               cued_update_floor=s.cued_update_floor, cued_update_margin=s.cued_update_margin,
                               delta_floor=s.delta_floor if s.restate_updates else None,
                               for_a_while_beside=s.for_a_while_beside,
-                              kinds=self.kinds, kind_update_floor=s.kind_update_floor or 0.0)
+                              kinds=self.kinds, kind_update_floor=s.kind_update_floor,
+                              ended_kind_floor=s.ended_kind_floor)
 
     def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
         def nearest(n: int) -> list[Neighbour]:

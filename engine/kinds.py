@@ -62,6 +62,11 @@ class Kinds(Protocol):
         (also when one names a kind of the other, or both the same thing)."""
         ...
 
+    def is_a(self, word: str, kind: str) -> bool:
+        """Does a lower-case word name a thing of `kind`, a word or a phrase ("cola", "soft drinks"; "whisky",
+        "spirits")?"""
+        ...
+
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 
@@ -107,6 +112,12 @@ class WordNetKinds:
             if kinds := nouns.kinds_of(form):
                 return kinds
         return frozenset()
+
+    def is_a(self, word: str, kind: str) -> bool:
+        nouns = _nouns(str(self.directory))
+        *before, last = kind.split() or [""]
+        lemmas = {"_".join(before + [form]) for form in _singulars(last)}  # "soft drinks" is filed as "soft_drink"
+        return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
 
     def kind_shared(self, a: str, b: str) -> str | None:
         nouns = _nouns(str(self.directory))
@@ -206,6 +217,16 @@ class _Nouns:
                 for h in frontier:
                     found.setdefault(h, hops)
         return found
+
+    def is_a(self, word: str, lemmas: set[str]) -> bool:
+        """Is one of a word's senses (any_senses), or a kind at most MAX_HOPS above one with at most MAX_KINDS_BELOW
+        kinds below it, filed under one of `lemmas`?"""
+        frontier = list(self.any_senses.get(word, ()))
+        for _ in range(MAX_HOPS + 1):
+            if any(lemmas & set(self.lemmas[o]) and self.kinds_below(o) <= MAX_KINDS_BELOW for o in frontier):
+                return True
+            frontier = [h for o in frontier for h in self.above[o]]
+        return False
 
     def kind_shared(self, a: str, b: str) -> str | None:
         if a == b:

@@ -18,7 +18,7 @@ from .text import STOPWORDS
 # --- history cues in queries --------------------------------------------------------------------
 
 _HISTORY_CUES = re.compile(
-    r"\b(?:before|used to|use to|previously|previous|originally|original|formerly|former|earlier|"
+    r"\b(?:used to|use to|previously|previous|originally|original|formerly|former|earlier|"
     r"in the past|prior|back then|at first|anymore|no longer|changed from|"
     # "my old rent", "the old one"; not "how old am I?"
     r"(?<!how )old(?! (?:am|is|are|was|were|will|do|does|did)\b))\b",
@@ -26,9 +26,17 @@ _HISTORY_CUES = re.compile(
 )
 
 
+# "before" asks about the past at the end of a question ("where did I live before?") or in a question said in the
+# past ("what car did I have before the Tesla?"); in the present it says when: "what do I have before bed?".
+_BEFORE_AT_THE_END = re.compile(r"\bbefore\W*$", re.IGNORECASE)
+_BEFORE = re.compile(r"\bbefore\b", re.IGNORECASE)
+_PAST = re.compile(r"\b(?:did|was|were|had|used)\b", re.IGNORECASE)
+
+
 def wants_history(query: str) -> bool:
     """Does the question ask about the past ("where did I live before?")?"""
-    return bool(_HISTORY_CUES.search(query))
+    return bool(_HISTORY_CUES.search(query) or _BEFORE_AT_THE_END.search(query)
+                or (_BEFORE.search(query) and _PAST.search(query)))
 
 
 # --- first-person questions -------------------------------------------------------------------

@@ -93,6 +93,11 @@ between John and Maria nearly every sentence names one of them.
    back garden"), replaces the nearest such memory at least `kind_update_floor` similar ("it's only lettuce up
    there now" after "User is growing tomatoes on the balcony"). Never a memory of an accumulating slot or someone
    else's; ingest restates the old sentence with the one word swapped (Plan.swapped).
+15. An end said of a whole kind of thing ("gave up soft drinks", "dont touch spirits anymore", "I stopped eating fish
+   altogether"; compete.ended_kinds) replaces every memory of the same person naming a thing of that kind
+   (kinds.Kinds.is_a: cola is a soft drink, whisky a spirit, salmon a fish) at least `ended_kind_floor` similar. Not
+   an end only wished for ("should really cut out meat"), said of some days or one occasion ("no wine tonight"),
+   or of someone else ("my husband quit alcohol").
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -108,7 +113,7 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, changed_thing, changes_level_of, changes_value_of, competes,
+from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, ended_kinds, things_said, changed_thing, changes_level_of, changes_value_of, competes,
                                  fills_same_role, held_values, holds_one,
                                  in_place, measured_again, names_old_value, qualified_apart, names_slot, names_subject, relation,
                                  NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
@@ -322,10 +327,11 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                    value_update_margin: float = 0.05, role_update_floor: float = 0.50,
                    cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08,
                    delta_floor: float | None = 0.35, for_a_while_beside: bool = True,
-                   kinds: Kinds | None = None, kind_update_floor: float = 0.40) -> Plan:
+                   kinds: Kinds | None = None, kind_update_floor: float | None = 0.40,
+                   ended_kind_floor: float | None = 0.25) -> Plan:
     """Decide what one new fact does (rules in the module docstring). `delta_floor` None: an amount said as how
-    far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off; `kinds` None: rule 14
-    off."""
+    far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off; `kinds` None: rules 14
+    and 15 off; `kind_update_floor` / `ended_kind_floor` None: rule 14 / 15 off."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
@@ -420,9 +426,11 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         if not found and not targets and cued_update_floor is not None:
             found, why = _cued_value_update(cand, nearest(slot_neighbours), user_id, message_id, cued_update_floor,
                                             cued_update_margin)
-        if not found and not targets and kinds is not None:
+        if not found and not targets and kinds is not None and kind_update_floor is not None:
             found, why, swapped = _kind_update(cand, nearest(slot_neighbours), user_id, message_id, kind_update_floor,
                                                kinds)
+        if not found and not targets and kinds is not None and ended_kind_floor is not None:
+            found, why = _ended_kind(cand, nearest(slot_neighbours), user_id, message_id, ended_kind_floor, kinds)
         compared += [c for c in looked if c not in compared]
         extra = [i for i in found if i not in targets]
         if extra:
@@ -835,6 +843,8 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
     if not (cand.correction or OPEN_CUES.search(cand.clause)) or _CLOCK_READING.match(cand.clause):
         return [], ""
+    if not in_place(cand.clause):
+        return [], ""  # "new rule: no alcohol monday to thursday": a denial, a wish or one more gives no new value
     holders = _value_holders(cand, nearest, user_id, message_id, kind)
     said = topic_words(cand.text)
     if any(topic_words(n.memory.text) & said for n in holders):
@@ -910,6 +920,37 @@ def _kind_update(cand: Candidate, nearest: list[Neighbour], user_id: str, messag
             return [memory.id], (f"another {kind} ({new_word!r} for {old_word!r}) said with a word of change about "
                                  f"the same thing, at least {floor} similar"), (old_word, new_word)
     return [], "", None
+
+
+# Rule 15's ends said only of some days or times ("no alcohol monday to thursday", "no sweets on weeknights") or of
+# one occasion ("no wine tonight") hold beside the habit, not in its place.
+_ONLY_SOMETIMES = re.compile(
+    r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|weeknights?|weekends?|"
+    r"school nights?|work nights?|during the week|except|unless|(?:after|before)\s+\d)\b", re.IGNORECASE)
+
+
+def _ended_kind(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                kinds: Kinds) -> tuple[list[int], str]:
+    """Rule 15: an end said of a whole kind of thing ("gave up soft drinks", "dont touch spirits anymore") replaces
+    every memory of the same person naming a thing of that kind ("User drinks a can of cola with lunch") at least
+    `floor` similar."""
+    said = ended_kinds(cand.clause)
+    if not said or _ONLY_SOMETIMES.search(cand.clause) or _ONE_OCCASION.search(cand.clause):
+        return [], ""
+    ended = []
+    for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True):
+        memory = n.memory
+        if (n.similarity < floor or memory.status != "active" or memory.user_id != user_id
+                or memory.message_id == message_id or _ADDRESSED.search(memory.text)):
+            continue
+        # a habit may have been filed as an event ("User has salmon for dinner every Friday."): whose it is, its
+        # sentence says
+        if not ((_same_subject(memory, cand) or _about_a_thing(memory)) and _same_person(memory.text, cand)):
+            continue
+        if any(kinds.is_a(word, kind) for word in things_said(memory.text) for kind in said):
+            ended.append(memory.id)
+    return ended, (f"the message ends a kind of thing ({', '.join(said)}) this memory names one of, at least {floor} "
+                   "similar" if ended else "")
 
 
 # Rule 13. Words that point back to something said before: a pronoun, "that" said as a thing ("cancelled that"),

@@ -139,6 +139,10 @@ class Settings(BaseSettings):
     # up there now" after "User is growing tomatoes on the balcony": two vegetables, WordNet says), replaces that
     # memory when at least this similar (resolve.py rule 14). None turns it off.
     kind_update_floor: float | None = Field(0.40, ge=0.0, le=1.0)
+    # An end said of a whole kind of thing ("gave up soft drinks") replaces each memory of the same person naming a
+    # thing of that kind ("User drinks a can of cola with lunch") at least this similar (resolve.py rule 15). None
+    # turns it off.
+    ended_kind_floor: float | None = Field(0.25, ge=0.0, le=1.0)
     # Superseded memories scored when a question asks about the past (newest first).
     history_pool: int = Field(2000, ge=1, le=1_000_000)
     # Committed vector changes written to Chroma in batches of this many on the ingest path (recall

@@ -1,13 +1,13 @@
 """Another thing of the kind an old memory names, said with a word of change (resolve.py rule 14,
-compete.another_of_its_kind, compete.swap_thing): pure, with the kinds given as a table. The sentences are our own,
-not evaluation cases."""
+compete.another_of_its_kind, compete.swap_thing), and an end said of a whole kind (rule 15, compete.ended_kinds):
+pure, with the kinds given as a table. The sentences are our own, not evaluation cases."""
 from __future__ import annotations
 
 import pytest
 
 from engine import text as textlib
 from engine.extraction import Candidate
-from engine.extraction.compete import ADDS, another_of_its_kind, in_place, swap_thing
+from engine.extraction.compete import ADDS, another_of_its_kind, ended_kinds, in_place, swap_thing
 from engine.model import Memory
 from engine.resolve import Neighbour, SlotState, plan_candidate
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.unit
 # word -> (its kind, the kinds it is an instance of)
 _TABLE = {
     "oolong": ("tea", {"tea", "beverage"}), "rooibos": ("tea", {"tea", "beverage"}),
-    "espresso": ("beverage", {"coffee", "beverage"}), "coffee": ("beverage", {"beverage"}),
+    "espresso": ("beverage", {"coffee", "beverage", "beverages"}), "coffee": ("beverage", {"beverage"}),
     "tea": ("beverage", {"beverage"}),
     "trumpet": ("brass", {"brass", "instrument"}), "trombone": ("brass", {"brass", "instrument"}),
     "collie": ("dog", {"dog"}), "poodle": ("dog", {"dog"}),
@@ -34,6 +34,9 @@ class TableKinds:
     def kind_shared(self, a: str, b: str) -> str | None:
         kind_a, kind_b = _TABLE.get(a, (None,))[0], _TABLE.get(b, (None,))[0]
         return kind_a if a != b and kind_a is not None and kind_a == kind_b else None
+
+    def is_a(self, word: str, kind: str) -> bool:
+        return kind in _TABLE.get(word, (None, ()))[1]
 
 
 KINDS = TableKinds()
@@ -130,3 +133,52 @@ def test_rule_14_is_off_without_kinds_or_with_a_floor_above_the_similarity():
     assert _plan(_clause(*BEANS), CARROTS, 0.45, floor=0.5).supersede_ids == []
     replaced = _plan(_clause(*BEANS), CARROTS, 0.45)
     assert replaced.swapped == ("carrots", "beans") and "another vegetable" in replaced.reason
+
+
+@pytest.mark.parametrize("clause, kinds", [
+    ("gave up soft drinks, its just water now", ["soft drinks"]),
+    ("I stopped eating fish altogether", ["fish"]),
+    ("dont touch spirits anymore, sleeping way better", ["spirits"]),
+    ("I don't play any instruments anymore", ["instruments"]),
+    ("off card games these days, got boring", ["card games"]),
+    ("been off the booze since new year", ["booze"]),
+    ("dairy-free now", ["dairy"]),
+    # only wished for, or no kind said ("stopped smoking" says a doing, "a day off work" no end)
+    ("i should really cut out meat", []), ("trying to give up sugar", []), ("stopped smoking", []),
+    ("took the day off work", []),
+    # "off" opening a clause is a place unless said of these days; "-free" before a noun is said of that thing
+    ("Off the court.", []), ("testing out dairy-free dessert recipes", []),
+])
+def test_ended_kinds(clause, kinds):
+    assert ended_kinds(clause) == kinds
+
+
+ESPRESSO = _memory(5, "User drinks espresso after lunch.")
+
+
+@pytest.mark.parametrize("clause, text, old, similarity, ended", [
+    ("gave up coffee, it was wrecking my sleep", "User gave up coffee, it was wrecking their sleep.", ESPRESSO, 0.3,
+     True),
+    ("no more beverages for me, water only", "No more beverages for User, water only.", ESPRESSO, 0.3, True),
+    # not a kind the memory's thing is of
+    ("gave up tea", "User gave up tea.", ESPRESSO, 0.5, False),
+    # said of some days or of one occasion, the habit holds beside it
+    ("gave up coffee on weekdays", "User gave up coffee on weekdays.", ESPRESSO, 0.5, False),
+    ("no more coffee today, I'm buzzing", "No more coffee today, User is buzzing.", ESPRESSO, 0.5, False),
+    # someone else's end
+    ("my brother gave up coffee", "User's brother gave up coffee.", ESPRESSO, 0.5, False),
+    # too far in meaning
+    ("gave up coffee", "User gave up coffee.", ESPRESSO, 0.2, False),
+])
+def test_an_end_said_of_a_kind_replaces_the_things_of_that_kind(clause, text, old, similarity, ended):
+    p = plan_candidate(_clause(clause, text), SlotState(), lambda n: [Neighbour(old, similarity)][:n], user_id="u",
+                       message_id=99, conflict_threshold=0.5, cue_margin=0.15, kinds=KINDS, kind_update_floor=None,
+                       ended_kind_floor=0.25)
+    assert (p.supersede_ids == [old.id]) is ended
+
+
+def test_rule_15_is_off_without_a_floor():
+    p = plan_candidate(_clause("gave up coffee", "User gave up coffee."), SlotState(),
+                       lambda n: [Neighbour(ESPRESSO, 0.5)][:n], user_id="u", message_id=99, conflict_threshold=0.5,
+                       cue_margin=0.15, kinds=KINDS, ended_kind_floor=None)
+    assert p.supersede_ids == []

@@ -114,3 +114,15 @@ def test_two_words_name_things_of_one_kind(kinds, a, b, kind):
 ])
 def test_two_words_are_not_things_of_one_kind(kinds, a, b):
     assert kinds.kind_shared(a, b) is None
+
+
+@pytest.mark.parametrize("word, kind, expected", [
+    ("cola", "soft drinks", True),  # a phrase WordNet files as one lemma, said in the plural
+    ("whisky", "spirits", True), ("salmon", "fish", True), ("tabloid", "newspapers", True),
+    ("poker", "card games", True), ("steak", "meat", True), ("violin", "instruments", True),
+    ("coffee", "alcohol", False), ("coffee", "soft drinks", False), ("salmon", "meat", False),
+    ("piano", "device", False),  # a kind said of thousands of things
+    ("quinoa", "grain", False),  # a word WordNet does not have
+])
+def test_a_word_names_a_thing_of_a_kind(kinds, word, kind, expected):
+    assert kinds.is_a(word, kind) is expected

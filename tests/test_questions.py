@@ -11,6 +11,10 @@ pytestmark = pytest.mark.unit
     ("What was my original deadline?", True), ("Where do I live?", False), ("How old am I?", False),
     ("What's my first name?", False), ("What was my old rent?", True), ("How old is my daughter?", False),
     ("How old was I when I moved?", False),
+    # "before" asks about the past at the end, or in a question said in the past; in the present it says when
+    ("which phone did I have before the upgrade?", True), ("where were we hosted before hetzner", True),
+    ("what do I have before bed?", False), ("what should I eat before a long run?", False),
+    ("when do I walk the dog before work?", False),
 ])
 def test_wants_history(query, expected):
     assert questions.wants_history(query) is expected

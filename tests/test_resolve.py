@@ -231,6 +231,8 @@ def bare_value(text: str, clause: str) -> Candidate:
     (bare_value("User is on 45 now.", "I'm on 45 now"), [(HOBBY, 0.6)], []),
     # a clause about a thing the store knows goes by that thing (rule 7), not by the nearest value
     (bare_value("User's rent is 950 now.", "my rent is 950 now"), [(SALARY, 0.55)], []),
+    # a denial or a restriction gives no new value
+    (bare_value("New rule: no screens after 9pm.", "new rule: no screens after 9pm"), [(STANDUP, 0.6)], []),
 ])
 def test_a_bare_value_update_replaces_the_one_near_memory_of_its_kind(new, nearest, expected):
     assert plan(new, nearest=near(*nearest)).supersede_ids == expected

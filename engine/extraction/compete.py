@@ -1120,6 +1120,11 @@ _VERB_WORD = re.compile(r"\b(?:gonna|wanna|gotta|can|could|will|would|should|mus
                         r"she|don't|doesn't|didn't)\s+([a-z]+)\b", re.IGNORECASE)
 
 
+def things_said(text: str) -> list[str]:
+    """The lower-case words of a memory sentence that may name a thing it holds (see _things_said)."""
+    return list(_things_said(text).values())
+
+
 def another_of_its_kind(old_text: str, new_text: str,
                         kind_shared: Callable[[str, str], str | None]) -> tuple[str, str, str] | None:
     """(old word, new word, kind) when a new memory sentence names another thing of a kind the old one names one of
@@ -1174,3 +1179,48 @@ def qualified_apart(old_text: str, new_text: str, words: set[str] | frozenset[st
 
     old, new = qualifiers(old_text), qualifiers(new_text)
     return any(old[w] != new[w] and (old[w], new[w]) != changed for w in old.keys() & new.keys())
+
+
+# An end said of a whole kind of thing: "gave up soft drinks", "no more spirits", "stopped eating fish", "been off
+# card games", "cut out junk food", "don't play any instruments anymore", "dairy-free now". The kind is the phrase
+# after the words that end it, up to where it says when, how much or why.
+_DOING = r"(?:eating|drinking|buying|having|playing|taking|smoking|using|doing|getting|ordering|touching|reading)"
+_ENDS_A_KIND = re.compile(
+    r"\b(?:gave up|give up|giving up|given up|quit|quitting|stopped|cut out|cutting out|no more|swore off|sworn off|"
+    r"done with|through with|"
+    r"(?:don'?t|do not|never|won'?t) touch|(?:been|i'm|im|i am|now|totally|completely|fully)\s+off|"
+    # "off" opening the clause is an end only said of these days ("off card games these days"), not a place ("Off
+    # the court.")
+    r"^off(?=.*\b(?:these days|nowadays|now|lately|for good|since|any\s?more)\b))\s+"
+    rf"(?:{_DOING}\s+)?(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){{0,2}})"
+    rf"|\b(?:don'?t|do not|no longer|never)\s+(?:eat|drink|buy|have|play|take|smoke|use|do|get|order|read)\s+(?:any\s+)?"
+    r"(?P<kind_not>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}?)\s+(?:any\s?more|now)\b"
+    # "dairy-free now" says it of the speaker; "dairy-free dessert recipes" of the recipes
+    r"|\b(?P<kind_free>[a-z]+)-free\b(?=\s*(?:$|[,.;:!?)]|(?:now|these days|nowadays|lately|since|for)\b))",
+    re.IGNORECASE)
+# Words that end the kind's phrase: when, how much, why, or the next clause.
+_AFTER_THE_KIND = frozenset("now anymore any more these those days since altogether entirely completely for in at on "
+                            "so because and but after this last lol tbh totally whole lot too as well for good "
+                            "from of with until till ever again today tonight tomorrow yesterday".split())
+_BEFORE_THE_KIND = frozenset("any all the my our those these of".split())
+# Ending it is only wished or planned: "I should really cut out meat".
+_ONLY_WISHED = re.compile(r"\b(?:should|would|could|might|must|want(?:s|ed)?\s+to|wish|hope|hoping|plan(?:s|ning)?\s+to|"
+                          r"thinking (?:of|about)|considering|going to|gonna|will|'ll|need(?:s)? to|trying to|try to)\b"
+                          r"(?:\s+\w+){0,3}\s*$", re.IGNORECASE)
+
+
+def ended_kinds(clause: str) -> list[str]:
+    """The kinds of thing a clause says the speaker has ended ("gave up soft drinks, its just water now" ->
+    ["soft drinks"]); none when the end is only wished for ("i should really cut out meat")."""
+    found = []
+    for match in _ENDS_A_KIND.finditer(clause):
+        if _ONLY_WISHED.search(clause[:match.start()]):
+            continue
+        words = (match["kind"] or match["kind_not"] or match["kind_free"]).casefold().split()
+        while words and words[0] in _BEFORE_THE_KIND:
+            words = words[1:]
+        cut = next((i for i, w in enumerate(words) if w in _AFTER_THE_KIND), len(words))
+        words = words[:cut]
+        if words and not any(w.endswith("ing") or w in textlib.STOPWORDS for w in words):
+            found.append(" ".join(words))
+    return found
