@@ -113,11 +113,12 @@ from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
-from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, ended_kinds, things_said, changed_thing, changes_level_of, changes_value_of, competes,
-                                 fills_same_role, held_values, holds_one,
-                                 in_place, measured_again, names_old_value, qualified_apart, names_slot, names_subject, relation,
-                                 NAMES_ITS_THING, renames_role, restates, same_thing, states, topic_words, value_kind,
-                                 value_kind_besides_when, value_kinds, values_differ, value_tokens)
+from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, changed_thing, changes_level_of,
+                                 changes_value_of, competes, ended_kinds, fills_same_role, held_values, holds_one,
+                                 in_place, measured_again, names_old_value, names_slot, names_subject, relation,
+                                 NAMES_ITS_THING, qualified_apart, renames_role, restates, same_thing, states,
+                                 things_said, topic_words, value_kind, value_kind_besides_when, value_kinds,
+                                 values_differ, value_tokens)
 from .extraction.voice import PAST_TENSE
 from .kinds import Kinds, kinds_in
 from .model import Memory
@@ -893,8 +894,9 @@ def _kind_update(cand: Candidate, nearest: list[Neighbour], user_id: str, messag
                  kinds: Kinds) -> tuple[list[int], str, tuple[str, str] | None]:
     """Rule 14: another thing of the kind an old memory names, said with a word of change about what that memory is
     about ("it's only lettuce up there now" after "User is growing tomatoes on the balcony"), replaces the nearest
-    such memory at least `floor` similar, and says which word took which one's place. What it is about is a topic word both say, or one that one of them names
-    an instance of ("a retired greyhound snoozing on the sofa now" is about "User's family dog")."""
+    such memory at least `floor` similar, and says which word took which one's place. What it is about is a topic
+    word both say, or one that one of them names an instance of ("a retired greyhound snoozing on the sofa now" is
+    about "User's family dog")."""
     if _accumulating(cand.attribute) or not in_place(cand.clause) or _ADDRESSED.search(cand.text):
         return [], "", None
     if not (cand.correction or _KIND_CHANGE.search(cand.clause)) or _CLOCK_READING.match(cand.clause):
@@ -904,7 +906,8 @@ def _kind_update(cand: Candidate, nearest: list[Neighbour], user_id: str, messag
     for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True):
         memory = n.memory
         if (n.similarity < floor or memory.status != "active" or memory.user_id != user_id
-                or memory.message_id == message_id or _accumulating(memory.attribute) or _ADDRESSED.search(memory.text)):
+                or memory.message_id == message_id or _accumulating(memory.attribute)
+                or _ADDRESSED.search(memory.text)):
             continue  # advice ("you could try dark chocolate") is no thing of the speaker's
         if not (_same_subject(memory, cand) and _same_person(memory.text, cand)):
             continue
@@ -925,8 +928,8 @@ def _kind_update(cand: Candidate, nearest: list[Neighbour], user_id: str, messag
 # Rule 15's ends said only of some days or times ("no alcohol monday to thursday", "no sweets on weeknights") or of
 # one occasion ("no wine tonight") hold beside the habit, not in its place.
 _ONLY_SOMETIMES = re.compile(
-    r"\b(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|weeknights?|weekends?|"
-    r"school nights?|work nights?|during the week|except|unless|(?:after|before)\s+\d)\b", re.IGNORECASE)
+    r"\b(?:(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|weekdays?|weeknights?|weekends?|"
+    r"school nights?|work nights?|during the week|except|unless)\b|(?:after|before)\s+\d)", re.IGNORECASE)
 
 
 def _ended_kind(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,

@@ -164,6 +164,7 @@ ESPRESSO = _memory(5, "User drinks espresso after lunch.")
     ("gave up tea", "User gave up tea.", ESPRESSO, 0.5, False),
     # said of some days or of one occasion, the habit holds beside it
     ("gave up coffee on weekdays", "User gave up coffee on weekdays.", ESPRESSO, 0.5, False),
+    ("no more coffee after 3pm", "No more coffee after 3pm for User.", ESPRESSO, 0.5, False),
     ("no more coffee today, I'm buzzing", "No more coffee today, User is buzzing.", ESPRESSO, 0.5, False),
     # someone else's end
     ("my brother gave up coffee", "User's brother gave up coffee.", ESPRESSO, 0.5, False),

@@ -13,8 +13,8 @@ pytestmark = pytest.mark.integration
 
 def _on_and_off(tmp_path_factory, embedder, knob: str, value: float):
     """Two stores, {True: the rule on at `value`, False: off}."""
-    made = {on: MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"{knob}-{on}"), **{knob: value if on else None}),
-                             embedder=embedder)
+    made = {on: MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"{knob}-{on}"),
+                                      **{knob: value if on else None}), embedder=embedder)
             for on in (True, False)}
     yield made
     for engine in made.values():

@@ -1193,18 +1193,21 @@ _ENDS_A_KIND = re.compile(
     # the court.")
     r"^off(?=.*\b(?:these days|nowadays|now|lately|for good|since|any\s?more)\b))\s+"
     rf"(?:{_DOING}\s+)?(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){{0,2}})"
-    rf"|\b(?:don'?t|do not|no longer|never)\s+(?:eat|drink|buy|have|play|take|smoke|use|do|get|order|read)\s+(?:any\s+)?"
+    r"|\b(?:don'?t|do not|no longer|never)\s+(?:eat|drink|buy|have|play|take|smoke|use|do|get|order|read)\s+"
+    r"(?:any\s+)?"
     r"(?P<kind_not>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}?)\s+(?:any\s?more|now)\b"
     # "dairy-free now" says it of the speaker; "dairy-free dessert recipes" of the recipes
     r"|\b(?P<kind_free>[a-z]+)-free\b(?=\s*(?:$|[,.;:!?)]|(?:now|these days|nowadays|lately|since|for)\b))",
     re.IGNORECASE)
-# Words that end the kind's phrase: when, how much, why, or the next clause.
-_AFTER_THE_KIND = frozenset("now anymore any more these those days since altogether entirely completely for in at on "
-                            "so because and but after this last lol tbh totally whole lot too as well for good "
-                            "from of with until till ever again today tonight tomorrow yesterday".split())
+# Words that end the kind's phrase: when, how much, why, or the next clause ("any more", "as well", "for good" end it
+# at their first word).
+_AFTER_THE_KIND = frozenset("now anymore any these those days since altogether entirely completely for in at on so "
+                            "because and but after this last lol tbh totally whole too as from of with until till "
+                            "ever again today tonight tomorrow yesterday".split())
 _BEFORE_THE_KIND = frozenset("any all the my our those these of".split())
 # Ending it is only wished or planned: "I should really cut out meat".
-_ONLY_WISHED = re.compile(r"\b(?:should|would|could|might|must|want(?:s|ed)?\s+to|wish|hope|hoping|plan(?:s|ning)?\s+to|"
+_ONLY_WISHED = re.compile(r"\b(?:should|would|could|might|must|want(?:s|ed)?\s+to|wish|hope|hoping|"
+                          r"plan(?:s|ning)?\s+to|"
                           r"thinking (?:of|about)|considering|going to|gonna|will|'ll|need(?:s)? to|trying to|try to)\b"
                           r"(?:\s+\w+){0,3}\s*$", re.IGNORECASE)
 
