@@ -834,6 +834,10 @@ _CLOCK_READING = re.compile(r"^\W*(?:it's|its|it is)\s+(?:already\s+|nearly\s+|a
                             r"\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|o'clock)?\s+(?:now|already)\b", re.IGNORECASE)
 
 
+# A thing denied: "no alcohol", "no screens" (not "no longer", "no more", which end a value said again).
+_NO_THING = re.compile(r"\bno\s+(?!longer\b|more\b|one\b|idea\b|way\b)[a-z]", re.IGNORECASE)
+
+
 def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        margin: float) -> tuple[list[int], str]:
     """Rule 8: the memory a bare value said as an update replaces, and why; ([], "") for none."""
@@ -844,8 +848,8 @@ def _bare_value_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
         return [], ""  # "User's rent is 950 now" says what the value is of: rule 7 judges it by that thing
     if not (cand.correction or OPEN_CUES.search(cand.clause)) or _CLOCK_READING.match(cand.clause):
         return [], ""
-    if not in_place(cand.clause):
-        return [], ""  # "new rule: no alcohol monday to thursday": a denial, a wish or one more gives no new value
+    if _NO_THING.search(cand.clause):
+        return [], ""  # "new rule: no alcohol monday to thursday": the time is when a thing is denied, no new value
     holders = _value_holders(cand, nearest, user_id, message_id, kind)
     said = topic_words(cand.text)
     if any(topic_words(n.memory.text) & said for n in holders):
