@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import takewhile
+from typing import Iterable
 
 from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
 from .extraction.requests import assistant_voice
@@ -577,8 +578,65 @@ def asked_kind_words(question: str) -> tuple[str, ...]:
     ("combat", "sport")); () when it asks by no kind ("what did I do on Friday?")."""
     found: list[str] = []
     for match in _ASKED_KIND.finditer(question):
-        for word in match["words"].lower().split():
-            if word in STOPWORDS:
+        said = match["words"].split()
+        following = question[match.end("words"):].split()[:1]
+        for word, after in zip(said, said[1:] + following):
+            # a word before a name is a verb ("what helps Joanna ...", "what attributes describe John?")
+            if word.lower() in STOPWORDS or after[:1].isupper():
                 break
-            found.append(word)
+            found.append(word.lower())
     return tuple(dict.fromkeys(found))
+
+
+def names_members_missing(query: str, memory_text: str, *, besides: Iterable[str] = ()) -> bool:
+    """Does the question name a relative, pet, team role or carer (a member of a contrast family) the memory does
+    not name? ("what sport does my brother play?" of "User plays tennis".) The words in `besides` (the kind the
+    question asks by) are not counted: "what dog do I have?" is answered by a breed the family does not list."""
+    asked = _word_set(query) - {_singular(word.casefold()) for word in besides}
+    said: frozenset[str] | None = None
+    for family in _CONTRAST_FAMILIES:
+        for member in family:
+            if member & asked:
+                said = _word_set(memory_text) if said is None else said
+                if not member & said:
+                    return True
+    return False
+
+
+def with_instance(sentence: str, kind_words: Iterable[str], instance: str) -> str | None:
+    """The sentence with the first run of the kind words it asks by said as the instance ("User plays sport",
+    {"sport"}, "tennis" -> "User plays tennis"); None when it says none of them."""
+    words = sorted({word for word in kind_words if word}, key=len, reverse=True)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(word) for word in words)
+    pattern = re.compile(rf"\b(?:{alternatives})(?:\s+(?:{alternatives}))*\b", re.IGNORECASE)
+    swapped, count = pattern.subn(instance, sentence, count=1)
+    return swapped if count else None
+
+
+# A memory that says the user keeps away from a thing ("User is allergic to penicillin", "User never drinks beer")
+# names it as no answer to a question asking what the user has, takes or does.
+_KEPT_AWAY = re.compile(r"\b(?:allergic|intolerant|can'?t stand|hates?|hated|never|no longer|quit|stopped|gave up|"
+                        r"avoids?|avoided|don'?t|doesn'?t|didn'?t|not)\b", re.IGNORECASE)
+
+
+def keeps_away(text: str) -> bool:
+    """Does a text say someone keeps away from something ("is allergic to", "never", "gave up", "doesn't")?"""
+    return _KEPT_AWAY.search(text.replace("\u2019", "'")) is not None
+
+
+# "what colour is my car?", "what breed is our dog?", "what lighting does Joanna's gaming room have?": the thing
+# someone has that the question is about, where the question ends on it or an auxiliary follows it.
+_POSSESSED_LAST = re.compile(
+    r"(?:\b(?:my|our|your|his|her|their)|\b[A-Z][a-z]+'s)\s+(?:[a-z]+\s+)?([a-z]+)"
+    r"(?='s\b|\s*[?.!,;]|\s*$|\s+(?:is|are|was|were|has|have|had|do|does|did|look|looks|looked)\b)")
+
+
+def possessed_things(question: str) -> tuple[str, ...]:
+    """The lower-case thing someone has that a question is about ("what colour is my car?" -> ("car",)); a
+    relative or pet the contrast families know is left to names_members_missing."""
+    found = (match.group(1).casefold() for match in _POSSESSED_LAST.finditer(question.replace("\u2019", "'")))
+    known = set().union(*(member for family in _CONTRAST_FAMILIES for member in family))
+    return tuple(dict.fromkeys(word for word in found
+                               if word not in STOPWORDS and _singular(word) not in known))

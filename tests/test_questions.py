@@ -341,6 +341,71 @@ def test_words_that_only_say_at_present_are_not_embedded(question, embedded):
     ("what is the user making?", ()),
     ("where do I live?", ()),
     ("When did Caroline go to the support group?", ()),
+    # a word before a name is a verb, and the kind ends there
+    ("What helps Joanna stay focused?", ()),
+    ("What attributes describe John?", ("attributes",)),
+    ("What Italian dish does Tim cook?", ("italian", "dish")),
+    ("what sport does Tim play?", ("sport",)),
 ])
 def test_asked_kind_words(question, words):
     assert questions.asked_kind_words(question) == words
+
+
+@pytest.mark.parametrize("query, memory, besides, missing", [
+    ("what sport does my brother play?", "User plays tennis every Saturday.", ("sport",), True),
+    ("what sport does my brother play?", "User's brother plays tennis.", ("sport",), False),
+    ("what dog does my sister have?", "User has a whippet called Rex.", ("dog",), True),
+    ("which vet does my cat go to?", "User takes the cat to Dr Moss.", ("vet",), False),
+    # the kind asked by is the instance's, not a member the memory must name
+    ("what dog do we have?", "User has a basenji called Ozzy.", ("dog",), False),
+    ("what dog do we have?", "User has a basenji called Ozzy.", (), True),
+    # a question naming no member asks nothing of the memory
+    ("which sport do I play?", "Tennis every Tuesday evening.", ("sport",), False),
+])
+def test_names_members_missing(query, memory, besides, missing):
+    assert questions.names_members_missing(query, memory, besides=besides) is missing
+
+
+@pytest.mark.parametrize("sentence, kind_words, instance, said", [
+    ("User plays sport", ("sport",), "tennis", "User plays tennis"),
+    ("User does combat sport", ("combat", "sport"), "boxing", "User does boxing"),
+    ("User's usual drink first thing in the day is", ("drink",), "espresso",
+     "User's usual espresso first thing in the day is"),
+    ("What Sport does the user play?", ("sport",), "squash", "What squash does the user play?"),
+    # a word of the kind inside another word is no kind said
+    ("User supports Leeds", ("sport",), "tennis", None),
+    ("User plays sport", (), "tennis", None),
+])
+def test_with_instance(sentence, kind_words, instance, said):
+    assert questions.with_instance(sentence, kind_words, instance) == said
+
+
+@pytest.mark.parametrize("text, kept_away", [
+    ("User found out the hard way as a kid that User is allergic to penicillin.", True),
+    ("User never drinks beer on weeknights.", True),
+    ("User gave up sugar in March.", True),
+    ("User doesn’t eat meat.", True),  # a typographic apostrophe
+    ("User takes aspirin every morning.", False),
+    ("Honestly User can't start a morning without a double espresso.", False),
+    ("User's hatchback is red.", False),  # "hat" and "not" inside words are no words of their own
+])
+def test_keeps_away(text, kept_away):
+    assert questions.keeps_away(text) is kept_away
+
+
+@pytest.mark.parametrize("question, things", [
+    ("what colour is my car?", ("car",)),
+    ("What colour is my new car", ("car",)),
+    ("which tree grows in our garden?", ("garden",)),
+    ("what is my laptop's brand?", ("laptop",)),
+    ("what breed is my dog?", ()),  # a pet: names_members_missing's part
+    ("what's my mum's favourite flower?", ()),
+    ("what's my usual drink first thing in the day?", ()),  # the possession is not where the question ends
+    ("what pet do we have?", ()),
+    ("What kind of lighting does Joanna's gaming room have?", ("room",)),
+    ("What helps Joanna stay focused and brings her joy?", ("joy",)),
+    ("What's Caroline's favourite book?", ("book",)),
+    ("what does my sister's husband do?", ()),
+])
+def test_possessed_things(question, things):
+    assert questions.possessed_things(question) == things
