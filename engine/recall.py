@@ -190,13 +190,18 @@ class Recall:
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
-        candidates = self._instances_of_the_asked_kind(user_id, query, terms, candidates)
-        # Only where the question says the statement it asks for ("User plays sport"): a question about a named
-        # person ("What subject have Caroline and Melanie both painted?") has none, and said with an instance
-        # in its own words it asks nothing ("What dance have ...").
-        kind_statement = (statement_text or questions.as_statement(query_text)) if s.statement_query else None
-        if kind_statement:
-            candidates = self._statements_with_the_instance(query, kind_statement, candidates)
+        kind_words = questions.asked_kind_words(query) if self.kinds is not None else ()
+        if kind_words:
+            possessed = self._possessed_besides(query, kind_words)
+            candidates = self._instances_of_the_asked_kind(user_id, terms, kind_words, possessed, candidates)
+            # Only where the question says the statement it asks for ("User plays sport"): a question about a named
+            # person ("What subject have Caroline and Melanie both painted?") has none, and said with an instance
+            # in its own words it asks nothing ("What dance have ...").
+            kind_statement = ((statement_text or questions.as_statement(query_text))
+                              if s.statement_query and s.kind_statements else None)
+            if kind_statement:
+                candidates = self._statements_with_the_instance(query, kind_statement, kind_words, possessed,
+                                                                candidates)
         unknown_names = sorted(name for name in questions.names_asked_about(query)
                                if not self._knows_name(user_id, name)) if s.unknown_name_filter else []
         if unknown_names:
@@ -224,22 +229,27 @@ class Recall:
     def _coverage(terms: list[str], memory) -> float:
         return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
 
-    def _instances_of_the_asked_kind(self, user_id: str, query: str, terms: list[str],
-                                     candidates: list[Hit]) -> list[Hit]:
+    @staticmethod
+    def _possessed_besides(query: str, kind_words: tuple[str, ...]) -> list[str]:
+        """The things the question says are someone's ("what colour is my car?" -> car), less the kind it asks by
+        ("what's my usual drink?" asks for a drink, it does not name one). A memory that names neither such a thing
+        nor one of its kind is of another of the user's things ("User's kitchen is painted sage green")."""
+        kind_terms = {textlib.term(word) for word in kind_words}
+        return [thing for thing in questions.possessed_things(query) if textlib.term(thing) not in kind_terms]
+
+    def _instances_of_the_asked_kind(self, user_id: str, terms: list[str], kind_words: tuple[str, ...],
+                                     possessed: list[str], candidates: list[Hit]) -> list[Hit]:
         """A question asking by kind ("what drink do I have in the morning?") finds in a memory naming an instance
         of it ("User has an espresso every morning") the word it asks with: the memory's BM25 document is scored
-        with that kind added. Only the kind asked for, and only for candidates already found."""
-        if self.kinds is None:
-            return candidates
-        asked = {textlib.term(word) for word in questions.asked_kind_words(query)} & set(terms)
+        with that kind added. Only the kind asked for, only for candidates already found, and only for those naming
+        the things the question says are someone's (_possessed_besides)."""
+        asked = {textlib.term(word) for word in kind_words} & set(terms)
         if not asked:
             return candidates
-        # "what colour is my car?" is not asked of "User's kitchen is painted sage green": a colour, another thing's
-        possessed = [thing for thing in questions.possessed_things(query) if textlib.term(thing) not in asked]
         documents = {}
         for hit in candidates:
             found = kinds_in(hit.memory.text, self.kinds, asked)
-            if found and all(self._names_thing(hit.memory.text, thing) for thing in possessed):
+            if found and self._names_all(hit.memory.text, possessed):
                 document = lexical_document(hit.memory.text, hit.memory.attribute)
                 documents[hit.memory.id] = document + sorted(found - set(document))
         if not documents:
@@ -249,43 +259,41 @@ class Recall:
                         coverage=round(textlib.content_coverage(terms, documents[hit.memory.id]), 6))
                 if hit.memory.id in documents else hit for hit in candidates]
 
-    def _statements_with_the_instance(self, query: str, statement_text: str, candidates: list[Hit]) -> list[Hit]:
+    def _statements_with_the_instance(self, query: str, statement_text: str, kind_words: tuple[str, ...],
+                                      possessed: list[str], candidates: list[Hit]) -> list[Hit]:
         """The statement a question asking by kind asks for ("User plays sport" for "which sport do I play?") is said
         with the instance a candidate names in place of the kind ("User plays tennis"), and the candidate's statement
         cosine (the semantic one, for the raw blend) is the better of the two: MiniLM rates "User plays tennis every
-        Tuesday" 0.70 against the one, 0.54 against the other. Only for the `kind_statements` candidates nearest the
-        question, and not for a memory that leaves out the relative, pet or role the question names ("what sport does
-        my brother play?" of "User plays tennis"): said with the instance, the two sentences would differ in that
-        word alone."""
-        limit = self.settings.kind_statements
-        if self.kinds is None or not limit:
-            return candidates
-        kind_words = questions.asked_kind_words(query)
+        Tuesday" 0.70 against the one, 0.54 against the other. Only for the `kind_statements` current candidates
+        nearest the question. Said with the instance, the statement and a memory differ in one word, and MiniLM
+        rates such pairs above the threshold even where the memory does not answer; so a candidate is left as it
+        is when it
+        - leaves out the relative, pet or role the question names ("what sport does my brother play?" of "User plays
+          tennis"; questions.names_members_missing);
+        - keeps away from the thing ("User is allergic to penicillin" for "what medication do I take?";
+          questions.keeps_away), unless the question asks about that too;
+        - names neither the thing the question says is someone's nor one of its kind ("User's kitchen is painted
+          sage green" for "what colour is my car?"; _possessed_besides);
+        and an instance is not tried when the question names it already ("what language does Tim know besides
+        German?") or it is a word of the kind's own sense ("start" for "first")."""
         asked = {textlib.term(word): word for word in kind_words}
-        # An instance the question names already is no answer to it ("what language does Tim know besides German?")
         named = {textlib.term(word) for word in common_words(query)}
-        # Said with the instance, the statement and a memory differ in one word where the memory keeps away from
-        # the thing ("User takes penicillin every day", "User is allergic to penicillin") or is of another of the
-        # user's things ("User's car colour is green", "User's kitchen is painted sage green"): MiniLM rates both
-        # pairs above the threshold. Such memories are left as they are.
         kept_away = questions.keeps_away(query)
-        possessed = [thing for thing in questions.possessed_things(query) if thing not in kind_words]
         sentences: list[str] = []
         owners: list[int] = []
         seen: set[tuple[int, str]] = set()
         for hit in sorted(candidates, key=lambda h: max(h.semantic, h.statement), reverse=True):
-            if len(set(owners)) >= limit:
+            if len(set(owners)) >= self.settings.kind_statements:
                 break
             said_text = replies.said(hit.memory.text)
             if (hit.historical or questions.names_members_missing(query, hit.memory.text, besides=kind_words)
                     or questions.keeps_away(said_text) and not kept_away
-                    or not all(self._names_thing(said_text, thing) for thing in possessed)):
+                    or not self._names_all(said_text, possessed)):
                 continue
             # Instances come from what was said, not from the question a reply answers (replies.said).
             for word in common_words(said_text):
                 if textlib.term(word) in named:
                     continue
-                # a word of the kind's own sense ("start" and "first") names no instance of it
                 said = [asked[t] for t in self.kinds.kinds_of(word)
                         if t in asked and textlib.term(word) not in self.kinds.kinds_of(asked[t])]
                 sentence = questions.with_instance(statement_text, said, word) if said else None
@@ -304,6 +312,9 @@ class Recall:
         lifted = "statement" if self.settings.calibrated else "semantic"
         return [replace(hit, **{lifted: round(max(getattr(hit, lifted), best[hit.memory.id]), 6)})
                 if hit.memory.id in best else hit for hit in candidates]
+
+    def _names_all(self, text: str, things: list[str]) -> bool:
+        return all(self._names_thing(text, thing) for thing in things)
 
     def _names_thing(self, text: str, thing: str) -> bool:
         """Does a text name the thing, or a thing of its kind ("User drives a hatchback" names a car)?"""
