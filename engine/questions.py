@@ -616,13 +616,20 @@ def with_instance(sentence: str, kind_words: Iterable[str], instance: str) -> st
 
 
 # A memory that says the user keeps away from a thing ("User is allergic to penicillin", "User never drinks beer")
-# names it as no answer to a question asking what the user has, takes or does.
-_KEPT_AWAY = re.compile(r"\b(?:allergic|intolerant|can'?t stand|hates?|hated|never|no longer|quit|stopped|gave up|"
-                        r"avoids?|avoided|don'?t|doesn'?t|didn'?t|not)\b", re.IGNORECASE)
+# names it as no answer to a question asking what the user has, takes or does. A word of aversion says so wherever
+# it stands; a plain negation only as the person's own verb ("User never drinks", "I do not eat"), not as another
+# thing's ("User's lasagne never fails", "User's doctor would not approve") or a contrast ("tennis, not squash").
+_AVERSE = r"allergic|intolerant|can'?t stand|hates?|hated|avoids?|avoided"
+_OWN_NEGATION = (r"\b(?:user|i|we|he|she|they|you)(?:'m|'s|'re)?\s+"
+                 r"(?:(?:really|just|still|even|usually|generally|honestly)\s+)?"
+                 r"(?:(?:do|does|did|is|am|are|was|were|has|have|had|can|could|will|would)(?:n'?t|\s+not)\b|"
+                 r"(?:(?:is|am|are|was|were)\s+)?(?:not|never|no longer)\b|"
+                 r"(?:quit|stopped|gave up)\b)")
+_KEPT_AWAY = re.compile(rf"\b(?:{_AVERSE})\b|{_OWN_NEGATION}", re.IGNORECASE)
 
 
 def keeps_away(text: str) -> bool:
-    """Does a text say someone keeps away from something ("is allergic to", "never", "gave up", "doesn't")?"""
+    """Does a text say someone keeps away from something ("is allergic to", "User never drinks", "I gave up")?"""
     return _KEPT_AWAY.search(text.replace("\u2019", "'")) is not None
 
 

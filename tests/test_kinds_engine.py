@@ -69,6 +69,7 @@ CHATTY = [
     "My mother is turning seventy in June.",
     "found out the hard way as a kid that i'm allergic to penicillin",
     "our kitchen is painted sage green and i love it",
+    "the allotment tomatoes never do well but the courgettes go mad every summer",
 ]
 
 
@@ -86,6 +87,13 @@ def test_the_statement_said_with_the_instance_finds_a_chatty_memory(chatty):
     with_statements = chatty[8].recall(question, user_id="u")
     assert with_statements.hits and "espresso" in with_statements.hits[0].memory.text
     assert not any("espresso" in h.memory.text for h in chatty[0].recall(question, user_id="u").hits)
+
+
+def test_a_negation_that_is_another_things_does_not_keep_the_user_away(chatty):
+    # "never" is the tomatoes', not the user's: "User grows courgettes" still says the memory (0.43, 0.35 without)
+    question = "what vegetable do I grow?"
+    assert any("courgettes" in h.memory.text for h in chatty[8].recall(question, user_id="u").hits)
+    assert not any("courgettes" in h.memory.text for h in chatty[0].recall(question, user_id="u").hits)
 
 
 @pytest.mark.parametrize("question", [

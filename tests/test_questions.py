@@ -388,6 +388,20 @@ def test_with_instance(sentence, kind_words, instance, said):
     ("User takes aspirin every morning.", False),
     ("Honestly User can't start a morning without a double espresso.", False),
     ("User's hatchback is red.", False),  # "hat" and "not" inside words are no words of their own
+    ("I do not drink coffee after noon.", True),
+    ("User is not a fan of olives.", True),
+    ("User no longer smokes.", True),
+    ("User really doesn't like mushrooms.", True),
+    ("what do I never eat?", True),
+    ("I\u2019m not a big coffee person.", True),
+    ("i just can't stand coriander", True),
+    ("We gave up meat last year.", True),
+    # a "not" or "never" that is not the person's own: a thing that never fails, someone else who would not approve
+    ("User's lasagne never fails when guests come over.", False),
+    ("User drinks merlot with dinner, User's doctor would not approve.", False),
+    ("The bus never comes on time, so User cycles to work.", False),
+    ("User's old laptop doesn't turn on any more, so User uses a tablet.", False),
+    ("User plays tennis, not squash.", False),
 ])
 def test_keeps_away(text, kept_away):
     assert questions.keeps_away(text) is kept_away
