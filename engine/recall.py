@@ -190,6 +190,8 @@ class Recall:
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
+        if s.member_words:
+            candidates = self._members_in_the_memorys_words(query_text, candidates)
         kind_words = questions.asked_kind_words(query) if self.kinds is not None else ()
         if kind_words:
             possessed = self._possessed_besides(query, kind_words)
@@ -228,6 +230,28 @@ class Recall:
     @staticmethod
     def _coverage(terms: list[str], memory) -> float:
         return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
+
+    def _members_in_the_memorys_words(self, query_text: str, candidates: list[Hit]) -> list[Hit]:
+        """A question naming a relative, pet or carer one way ("grandmother", "dog", "GP") is said again as each of
+        the `member_words` candidates nearest it names the same one ("nan", "spaniel", "doctor";
+        questions.in_the_memorys_words), all in one encode call, and the candidate's semantic cosine is the better
+        of the two. Only the same member: a memory about another relative is said with no other word, and is
+        dropped as a near miss later."""
+        owners: dict[str, list[int]] = {}
+        for hit in sorted(candidates, key=lambda h: h.semantic, reverse=True)[:self.settings.member_words]:
+            said = questions.in_the_memorys_words(query_text, hit.memory.text)
+            if said:
+                owners.setdefault(said, []).append(hit.memory.id)
+        if not owners:
+            return candidates
+        vectors = self.ledger.embeddings(sorted({owner for ids in owners.values() for owner in ids}))
+        best: dict[int, float] = {}
+        for sentence, vector in zip(owners, self.embedder.encode_queries(list(owners))):
+            for owner in owners[sentence]:
+                if owner in vectors:
+                    best[owner] = max(best.get(owner, -1.0), float(vectors[owner] @ vector))
+        return [replace(hit, semantic=round(max(hit.semantic, best[hit.memory.id]), 6))
+                if hit.memory.id in best else hit for hit in candidates]
 
     @staticmethod
     def _possessed_besides(query: str, kind_words: tuple[str, ...]) -> list[str]:
@@ -290,13 +314,16 @@ class Recall:
                     or questions.keeps_away(said_text) and not kept_away
                     or not self._names_all(said_text, possessed)):
                 continue
+            # said with the memory's word for the relative or pet it names too ("User plays chess with grandad")
+            stated = (questions.in_the_memorys_words(statement_text, hit.memory.text) if self.settings.member_words
+                      else None) or statement_text
             # Instances come from what was said, not from the question a reply answers (replies.said).
             for word in common_words(said_text):
                 if textlib.term(word) in named:
                     continue
                 said = [asked[t] for t in self.kinds.kinds_of(word)
                         if t in asked and textlib.term(word) not in self.kinds.kinds_of(asked[t])]
-                sentence = questions.with_instance(statement_text, said, word) if said else None
+                sentence = questions.with_instance(stated, said, word) if said else None
                 if sentence and (hit.memory.id, sentence) not in seen:
                     seen.add((hit.memory.id, sentence))
                     sentences.append(sentence)

@@ -6,6 +6,7 @@ import os
 import re
 import socket
 import sys
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -101,6 +102,26 @@ def _isolated_env(monkeypatch):
 def embedder():
     """The sentence-transformers model, loaded once and shared by every engine in the session."""
     return load_embedder(Settings())
+
+
+@pytest.fixture(scope="session")
+def stores_by(tmp_path_factory, embedder):
+    """`with stores_by("kind_statements", (8, 0), messages) as made:` one store per value of a setting, each told
+    the same messages by user "u", keyed by the value; all closed when the block ends."""
+    @contextmanager
+    def make(setting: str, values, messages=()):
+        made = {}
+        try:
+            for value in values:
+                made[value] = MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"{setting}-{value}"),
+                                                    **{setting: value}), embedder=embedder)
+                for message in messages:
+                    made[value].ingest(message, user_id="u")
+            yield made
+        finally:
+            for store in made.values():
+                store.close()
+    return make
 
 
 @pytest.fixture

@@ -16,24 +16,10 @@ STORED = [
 ]
 
 
-def _stores_by(setting, values, messages, tmp_path_factory, embedder):
-    """One store per value of a setting, each told the same messages, keyed by the value."""
-    made = {}
-    for value in values:
-        engine = MemoryEngine(Settings(data_dir=tmp_path_factory.mktemp(f"{setting}-{value}"), **{setting: value}),
-                              embedder=embedder)
-        for message in messages:
-            engine.ingest(message, user_id="u")
-        made[value] = engine
-    return made
-
-
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory, embedder):
-    made = _stores_by("kind_terms", (True, False), STORED, tmp_path_factory, embedder)
-    yield made
-    for engine in made.values():
-        engine.close()
+def stores(stores_by):
+    with stores_by("kind_terms", (True, False), STORED) as made:
+        yield made
 
 
 @pytest.mark.parametrize("question, answer", [
@@ -74,11 +60,9 @@ CHATTY = [
 
 
 @pytest.fixture(scope="module")
-def chatty(tmp_path_factory, embedder):
-    made = _stores_by("kind_statements", (8, 0), CHATTY, tmp_path_factory, embedder)
-    yield made
-    for engine in made.values():
-        engine.close()
+def chatty(stores_by):
+    with stores_by("kind_statements", (8, 0), CHATTY) as made:
+        yield made
 
 
 def test_the_statement_said_with_the_instance_finds_a_chatty_memory(chatty):
