@@ -12,7 +12,7 @@ from typing import Iterable
 
 from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
 from .extraction.requests import assistant_voice
-from .extraction.vocabulary import JOB_NOUNS
+from .extraction.vocabulary import JOB_NOUNS, RELATIVES
 from .text import STOPWORDS
 
 
@@ -269,14 +269,7 @@ def _singular(word: str) -> str:
 _CONTRAST_FAMILIES: tuple[tuple[frozenset[str], ...], ...] = tuple(
     # each word as _word_set reads it: "missus", "gramps" and "sis" lose their "s" there
     tuple(frozenset(_singular(word) for word in member.split()) for member in family) for family in (
-        (  # relatives
-            "mother mom mum mommy mummy mam mama mammy", "father dad daddy papa pops", "sister sis", "brother bro",
-            "son", "daughter", "wife missus wifey", "husband hubby", "grandmother grandma granny gran nan nana nanna",
-            "grandfather grandpa granddad grandad gramps grampa", "aunt auntie aunty", "uncle", "niece", "nephew",
-            "cousin",
-            "girlfriend", "boyfriend", "fiance fiancee fiancé fiancée", "stepmother stepmom stepmum",
-            "stepfather stepdad", "mother-in-law", "father-in-law",
-        ),
+        tuple(words for words, _ in RELATIVES),
         (  # pets
             # a breed names its animal ("a golden retriever named Maple" is the dog)
             "dog puppy pup doggo retriever labrador lab poodle terrier spaniel beagle collie husky shepherd "

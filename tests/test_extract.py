@@ -150,6 +150,8 @@ def test_structured_candidate():
     ("Could you check this email to my Brazilian client Paula? She reads English slowly.",
      "User's Brazilian client Paula reads English slowly."),
     ("any tips for my new flatmate? he has never cooked", "User's new flatmate has never cooked."),
+    ("what can I get my gramps for christmas? he loves fishing", "User's gramps loves fishing."),
+    ("any ideas for my stepdaughter's party? she is turning ten", "User's stepdaughter is turning ten."),
 ])
 def test_a_pronoun_after_one_named_person_is_that_person(message, expected):
     assert expected in [c.text for c in extract(message)]
@@ -170,6 +172,11 @@ def test_an_ambiguous_pronoun_is_not_resolved(message, unexpected):
 @pytest.mark.parametrize("message, expected", [
     ("My therapist is Dr. Osei, I see her every other Thursday.", "User sees their therapist every other Thursday."),
     ("my brother is in Leeds, I call him on Sundays", "User calls their brother on Sundays."),
+    # every word for a relative the near-miss families know, informal ones too
+    ("my gran's in a care home in swansea now, we visit her on sundays", "User visits their gran on sundays."),
+    ("my hubby works nights so I see him at breakfast", "User sees their hubby at breakfast."),
+    ("our nana lives in galway and we ring her every week", "User rings their nana every week."),
+    ("my bro moved to Perth, I miss him a lot", "User misses their bro a lot."),
 ])
 def test_an_object_pronoun_after_one_named_person_is_that_person(message, expected):
     assert expected in [c.text for c in extract(message)], [c.text for c in extract(message)]

@@ -18,7 +18,7 @@ from .requests import instruction, unwrap
 from .handlers import Found
 from .rules import apply_rules
 from .values import clean_value, slug, strip_cue_prefix, value_key
-from .vocabulary import CORRECTION_CUES, IMPORTANT, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
+from .vocabulary import CORRECTION_CUES, IMPORTANT, RELATIVES, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
 from .voice import PAST_TENSE, finish_sentence, person_names, restore_dropped_subject, third_person, unfold
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
@@ -222,13 +222,16 @@ def _people_named(sentence: str, subject_key: str, S: str, P: str) -> list[Candi
     return found
 
 
-_FEMALE = ("wife|mum|mom|mother|sister|daughter|girlfriend|aunt|auntie|grandma|grandmother|granny|nan|niece|"
-           "fiancee|fiancée|stepmum|stepmom|stepdaughter")
-_MALE = ("husband|dad|father|brother|son|boyfriend|uncle|grandpa|grandfather|granddad|grandad|nephew|fiance|"
-         "fiancé|stepdad|stepson")
-_EITHER = ("partner|spouse|colleague|coworker|co-worker|boss|manager|friend|neighbour|neighbor|teacher|mentor|"
-           "cousin|kid|child|roommate|flatmate|housemate|client|doctor|dentist|therapist|landlord|landlady|coach|"
-           "teammate|tutor")
+def _alternatives(words) -> str:
+    # longest first: "mother-in-law" before "mother"
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_FEMALE = _alternatives(w for words, she_or_he in RELATIVES if she_or_he == "f" for w in words.split())
+_MALE = _alternatives(w for words, she_or_he in RELATIVES if she_or_he == "m" for w in words.split())
+_EITHER = _alternatives([w for words, she_or_he in RELATIVES if not she_or_he for w in words.split()] + (
+    "partner spouse colleague coworker co-worker boss manager friend neighbour neighbor teacher mentor kid child "
+    "roommate flatmate housemate client doctor dentist therapist landlord landlady coach teammate tutor").split())
 _PERSON_MENTION = re.compile(
     rf"\b(?i:my|our)\s+(?P<adj>(?!(?i:and|or)\b)[\w-]+\s+(?=(?i:{_FEMALE}|{_MALE}|{_EITHER})(?!\w)))?"
     rf"(?P<rel>(?i:{_FEMALE}|{_MALE}|{_EITHER}))(?!\w)(?!'s\s+[A-Z])(?:,?\s+(?P<name>[A-Z][\w'-]+)(?![\w'-]))?")

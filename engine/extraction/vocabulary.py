@@ -229,6 +229,22 @@ TRAILING_WHEN = re.compile(
 
 # --- word lists the rules match against ---------------------------------------------------------
 
+# The speaker's relatives: each one's words (the first names it), and who "she" or "he" can be ("f", "m", "" for
+# either). One list for the extractor (whom a pronoun stands for) and for questions (near misses, a question said
+# in the memory's words), so a word one of them knows the other knows too.
+RELATIVES: tuple[tuple[str, str], ...] = (
+    ("mother mom mum mommy mummy mam mama mammy", "f"), ("father dad daddy papa pops", "m"),
+    ("sister sis", "f"), ("brother bro", "m"), ("son", "m"), ("daughter", "f"),
+    ("wife missus wifey", "f"), ("husband hubby", "m"),
+    ("grandmother grandma granny gran nan nana nanna", "f"),
+    ("grandfather grandpa granddad grandad gramps grampa", "m"),
+    ("aunt auntie aunty", "f"), ("uncle", "m"), ("niece", "f"), ("nephew", "m"), ("cousin", ""),
+    ("girlfriend", "f"), ("boyfriend", "m"), ("fiance fiancee fiancé fiancée", ""),
+    ("stepmother stepmom stepmum", "f"), ("stepfather stepdad", "m"), ("stepdaughter", "f"), ("stepson", "m"),
+    ("mother-in-law", "f"), ("father-in-law", "m"),
+)
+
+
 JOB_NOUNS = re.compile(
     r"\b(?:engineer|developer|dev|designer|manager|teacher|nurse|doctor|physician|surgeon|student|scientist|"
     r"analyst|consultant|architect|lawyer|attorney|accountant|writer|editor|journalist|artist|musician|chef|"
