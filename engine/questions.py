@@ -599,6 +599,20 @@ def names_members_missing(query: str, memory_text: str, *, besides: Iterable[str
     return False
 
 
+# A member said as another person's ("Audrey took her dogs", "Sam's grandmother", "the user's sister's husband") is
+# not the one the user's memory names; "the user's grandmother", "what's nana allergic to?" are the user's own.
+_OTHERS = frozenset("his her their its".split())
+_NOT_POSSESSIVE = frozenset("user's what's that's it's he's she's there's here's who's where's how's when's let's "
+                            "one's".split())
+
+
+def _of_someone_else(text: str, start: int) -> bool:
+    """Is the word at `start` said as someone else's (one of the two words before it is "her" or "Sam's")?"""
+    before = re.findall(r"[^\W\d_]+(?:'s)?", text[:start].replace("\u2019", "'"))[-2:]
+    return any(word.casefold() in _OTHERS or word.endswith("'s") and word.casefold() not in _NOT_POSSESSIVE
+               for word in before)
+
+
 # Words for any one of several members ("what's my other half called?" is asked of "User's wife is Priya"): the
 # members each covers, by the first word of the member.
 _GENERAL_MEMBER_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
@@ -617,7 +631,8 @@ def in_the_memorys_words(text: str, memory_text: str) -> str | None:
     """The text with each relative, pet or carer it names said as the memory names the same one ("where does the
     user's grandmother live?" of "Nan's been living in cardiff" -> "where does the user's nan live?"), and a word
     for any of several ("partner", "kids", "parents") said as the one of them the memory names, if it names one; None
-    when the memory names none of them by another word. MiniLM knows "nan" and "grandad" little, so the question's own
+    when the memory names none of them by another word. Not a member said as someone else's: "what did Audrey teach
+    her dogs?" is not asked of "One of them, Daisy, is a Labrador". MiniLM knows "nan" and "grandad" little, so the question's own
     word leaves a true answer under the threshold (0.45 here, 0.61 said as the memory says it)."""
     said = _word_set(memory_text)
     memory_words = _WORDS.findall(memory_text.casefold())
@@ -632,12 +647,14 @@ def in_the_memorys_words(text: str, memory_text: str) -> str | None:
                 if singular in member and singular not in said:
                     # the memory's first word for the member, as the memory writes it
                     other = next(w for w in memory_words if _singular(w) in own)
-                    swapped = re.sub(rf"\b{re.escape(word)}\b", other, swapped, flags=re.IGNORECASE)
+                    swapped = re.sub(rf"\b{re.escape(word)}\b",
+                                     lambda m: m.group(0) if _of_someone_else(m.string, m.start()) else other,
+                                     swapped, flags=re.IGNORECASE)
     for general, covered in _GENERAL_MEMBER_WORDS:
         named = [member for family in _CONTRAST_FAMILIES for member in family if member & covered and member & said]
         if len(named) == 1 and general.search(swapped):
             other = next(w for w in memory_words if _singular(w) in named[0])
-            swapped = general.sub(other, swapped)
+            swapped = general.sub(lambda m: m.group(0) if _of_someone_else(m.string, m.start()) else other, swapped)
     return swapped if swapped != text else None
 
 

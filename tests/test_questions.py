@@ -454,6 +454,16 @@ def test_possessed_things(question, things):
     ("what is the user's pet called?", "Our tortoise is called Shelby.", None),  # a pet is asked by kind
     # ... not when the memory names two of them: which one is asked about is not known
     ("where do the user's parents live?", "User's mum and dad live in Hull.", None),
+    # a member said as someone else's is not the one the user's memory names
+    ("what did Audrey teach her dogs?", "One of them, Daisy, is a Labrador.", None),
+    ("where does Sam's grandmother live?", "Nan lives in Cardiff.", None),
+    ("what are their kids called?", "User's daughter is called Ava.", None),
+    ("what does the user's sister's husband do?", "User's hubby is a chef.", None),
+    # ... a bare one is the user's ("what's" is no one's)
+    ("what's nana allergic to?", "User's grandmother is allergic to penicillin.",
+     "what's grandmother allergic to?"),
+    ("User's grandmother lives in", "Nan's been living in cardiff.", "User's nan lives in"),
+    ("what does the user's little brother do?", "User's bro is a plumber.", "what does the user's little bro do?"),
 ])
 def test_in_the_memorys_words(question, memory, said):
     assert questions.in_the_memorys_words(question, memory) == said
