@@ -632,8 +632,8 @@ def in_the_memorys_words(text: str, memory_text: str) -> str | None:
     user's grandmother live?" of "Nan's been living in cardiff" -> "where does the user's nan live?"), and a word
     for any of several ("partner", "kids", "parents") said as the one of them the memory names, if it names one; None
     when the memory names none of them by another word. Not a member said as someone else's: "what did Audrey teach
-    her dogs?" is not asked of "One of them, Daisy, is a Labrador". MiniLM knows "nan" and "grandad" little, so the question's own
-    word leaves a true answer under the threshold (0.45 here, 0.61 said as the memory says it)."""
+    her dogs?" is not asked of "One of them, Daisy, is a Labrador". MiniLM knows "nan" and "grandad" little, so the
+    question's own word leaves a true answer under the threshold (0.45 here, 0.61 said as the memory says it)."""
     said = _word_set(memory_text)
     memory_words = _WORDS.findall(memory_text.casefold())
     swapped = text
