@@ -237,20 +237,31 @@ class Recall:
         questions.in_the_memorys_words), all in one encode call, and the candidate's semantic cosine is the better
         of the two. Only the same member: a memory about another relative is said with no other word, and is
         dropped as a near miss later."""
-        owners: dict[str, list[int]] = {}
+        said = []
         for hit in sorted(candidates, key=lambda h: h.semantic, reverse=True)[:self.settings.member_words]:
-            said = questions.in_the_memorys_words(query_text, hit.memory.text)
-            if said:
-                owners.setdefault(said, []).append(hit.memory.id)
-        if not owners:
-            return candidates
-        vectors = self.ledger.embeddings(sorted({owner for ids in owners.values() for owner in ids}))
+            sentence = questions.in_the_memorys_words(query_text, hit.memory.text)
+            if sentence:
+                said.append((hit.memory.id, sentence))
+        return self._lifted(candidates, "semantic", self._nearest_cosines(said))
+
+    def _nearest_cosines(self, said: list[tuple[int, str]]) -> dict[int, float]:
+        """Each memory's cosine to the nearest of the sentences said for it ((memory id, sentence) pairs), with
+        every distinct sentence encoded once, all in one call."""
+        if not said:
+            return {}
+        sentences = list(dict.fromkeys(sentence for _, sentence in said))
+        encoded = dict(zip(sentences, self.embedder.encode_queries(sentences)))
+        vectors = self.ledger.embeddings(sorted({memory_id for memory_id, _ in said}))
         best: dict[int, float] = {}
-        for sentence, vector in zip(owners, self.embedder.encode_queries(list(owners))):
-            for owner in owners[sentence]:
-                if owner in vectors:
-                    best[owner] = max(best.get(owner, -1.0), float(vectors[owner] @ vector))
-        return [replace(hit, semantic=round(max(hit.semantic, best[hit.memory.id]), 6))
+        for memory_id, sentence in said:
+            if memory_id in vectors:
+                best[memory_id] = max(best.get(memory_id, -1.0), float(vectors[memory_id] @ encoded[sentence]))
+        return best
+
+    @staticmethod
+    def _lifted(candidates: list[Hit], field: str, best: dict[int, float]) -> list[Hit]:
+        """The candidates with `field` raised to their cosine in `best` where that is higher."""
+        return [replace(hit, **{field: round(max(getattr(hit, field), best[hit.memory.id]), 6)})
                 if hit.memory.id in best else hit for hit in candidates]
 
     @staticmethod
@@ -303,11 +314,10 @@ class Recall:
         asked = {textlib.term(word): word for word in kind_words}
         named = {textlib.term(word) for word in common_words(query)}
         kept_away = questions.keeps_away(query)
-        sentences: list[str] = []
-        owners: list[int] = []
-        seen: set[tuple[int, str]] = set()
+        said: dict[tuple[int, str], None] = {}  # (memory id, sentence), in order, once each
+        owners: set[int] = set()
         for hit in sorted(candidates, key=lambda h: max(h.semantic, h.statement), reverse=True):
-            if len(set(owners)) >= self.settings.kind_statements:
+            if len(owners) >= self.settings.kind_statements:
                 break
             said_text = replies.said(hit.memory.text)
             if (hit.historical or questions.names_members_missing(query, hit.memory.text, besides=kind_words)
@@ -321,24 +331,15 @@ class Recall:
             for word in common_words(said_text):
                 if textlib.term(word) in named:
                     continue
-                said = [asked[t] for t in self.kinds.kinds_of(word)
-                        if t in asked and textlib.term(word) not in self.kinds.kinds_of(asked[t])]
-                sentence = questions.with_instance(stated, said, word) if said else None
-                if sentence and (hit.memory.id, sentence) not in seen:
-                    seen.add((hit.memory.id, sentence))
-                    sentences.append(sentence)
-                    owners.append(hit.memory.id)
-        if not sentences:
-            return candidates
-        vectors = self.ledger.embeddings(sorted(set(owners)))
-        best: dict[int, float] = {}
-        for owner, vector in zip(owners, self.embedder.encode_queries(sentences)):
-            if owner in vectors:
-                best[owner] = max(best.get(owner, -1.0), float(vectors[owner] @ vector))
+                kinds = [asked[t] for t in self.kinds.kinds_of(word)
+                         if t in asked and textlib.term(word) not in self.kinds.kinds_of(asked[t])]
+                sentence = questions.with_instance(stated, kinds, word) if kinds else None
+                if sentence:
+                    said[(hit.memory.id, sentence)] = None
+                    owners.add(hit.memory.id)
         # The raw blend has no statement term of its own: there the better cosine is the semantic one.
-        lifted = "statement" if self.settings.calibrated else "semantic"
-        return [replace(hit, **{lifted: round(max(getattr(hit, lifted), best[hit.memory.id]), 6)})
-                if hit.memory.id in best else hit for hit in candidates]
+        return self._lifted(candidates, "statement" if self.settings.calibrated else "semantic",
+                            self._nearest_cosines(list(said)))
 
     def _names_all(self, text: str, things: list[str]) -> bool:
         return all(self._names_thing(text, thing) for thing in things)
