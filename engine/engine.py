@@ -35,9 +35,10 @@ class MemoryEngine:
     StoreInUseError. Server mode (settings.database_url and chroma_url set): any number of engines in
     any number of processes share the store (server_sync.py).
     `extractor` turns a message into candidate facts (default: the rule extractor).
-    `kinds` says what a word names a kind of, for questions asked by kind, which two things are of one kind, for
-    updates to another of them, and whether a thing is of a kind an end names (default: WordNet's, when
-    settings.kind_terms, kind_update_floor or ended_kind_floor is on).
+    `kinds` says what a word names a kind of, for questions asked by kind; which two things are of one kind, for
+    updates to another of them; whether a thing is of a kind an end names; and which two words name one thing, for
+    updates that call it by another word (default: WordNet's, when settings.kind_terms, kind_update_floor,
+    ended_kind_floor or synonym_update_floor is on).
     """
 
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
@@ -48,7 +49,9 @@ class MemoryEngine:
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         s = self.settings
-        if kinds is None and (s.kind_terms or s.kind_update_floor is not None or s.ended_kind_floor is not None):
+        resolve_kinds = (s.kind_update_floor is not None or s.ended_kind_floor is not None
+                         or s.synonym_update_floor is not None)
+        if kinds is None and (s.kind_terms or resolve_kinds):
             kinds = WordNetKinds(self.settings.wordnet_dir)  # a wrong wordnet_dir fails before anything is opened
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.
@@ -98,8 +101,7 @@ class MemoryEngine:
             self._speakers = speakers
             self._ingest = Ingest(ledger=self.ledger, sync=self.sync, vectors=self.vectors, extractor=self.extractor,
                                   settings=s, write_lock=self._write_lock, speakers=speakers,
-                                  kinds=kinds if s.kind_update_floor is not None or s.ended_kind_floor is not None
-                                  else None)
+                                  kinds=kinds if resolve_kinds else None)
             self._recall = Recall(ledger=self.ledger, sync=self.sync, embedder=self.embedder, settings=s,
                                   speakers=speakers, kinds=kinds if s.kind_terms else None)
             self._removal = Removal(ledger=self.ledger, sync=self.sync, index=self.index, speakers=speakers)

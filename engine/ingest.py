@@ -181,7 +181,7 @@ class Ingest:
                               delta_floor=s.delta_floor if s.restate_updates else None,
                               for_a_while_beside=s.for_a_while_beside,
                               kinds=self.kinds, kind_update_floor=s.kind_update_floor,
-                              ended_kind_floor=s.ended_kind_floor)
+                              ended_kind_floor=s.ended_kind_floor, synonym_update_floor=s.synonym_update_floor)
 
     def _nearest(self, conn: Connection, user_id: str, vector: np.ndarray):
         def nearest(n: int) -> list[Neighbour]:

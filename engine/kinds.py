@@ -50,6 +50,15 @@ PAIR_KINDS_BELOW = 600
 # replacement; two things said ("a script", "a drama"; "graphics", "video") are what chat talks about, one after
 # another, without one taking the other's place.
 PAIR_LEXICOGRAPHER_FILES = frozenset({"04", "05", "06", "13", "17", "20", "27"})
+# Two words name one thing (same_thing) when one sense is among the first SAME_SENSES of each ("specs" and "glasses",
+# "hairdresser" and "stylist": the second of "stylist"'s two), or when it is the first sense of one word and the
+# other is one of its first SAME_LEMMAS words ("apartment, flat": the seventh sense of "flat", but its second word).
+# Not a sense one word has only far down and names late ("car, auto, automobile, machine": the fifth sense of
+# "machine", its fourth word), nor a sense of a quality, feeling, thought, state, amount or relation ("feel" and
+# "touch"): chat calls things by other words, not those.
+SAME_SENSES = 3
+SAME_LEMMAS = 2
+SAME_NOT_LEXICOGRAPHER_FILES = frozenset({"07", "09", "12", "16", "22", "23", "24", "26"})
 
 
 class Kinds(Protocol):
@@ -65,6 +74,10 @@ class Kinds(Protocol):
     def is_a(self, word: str, kind: str) -> bool:
         """Does a lower-case word name a thing of `kind`, a word or a phrase ("cola", "soft drinks"; "whisky",
         "spirits")?"""
+        ...
+
+    def same_thing(self, a: str, b: str) -> bool:
+        """Do two different lower-case words name one thing ("specs", "glasses"; "pram", "stroller")?"""
         ...
 
 
@@ -119,6 +132,12 @@ class WordNetKinds:
         lemmas = {"_".join(before + [form]) for form in _singulars(last)}  # "soft drinks" is filed as "soft_drink"
         return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
 
+    def same_thing(self, a: str, b: str) -> bool:
+        nouns = _nouns(str(self.directory))
+        form_a = next((f for f in _singulars(a) if f in nouns.all_senses), None)
+        form_b = next((f for f in _singulars(b) if f in nouns.all_senses), None)
+        return form_a is not None and form_b is not None and nouns.same_thing(form_a, form_b)
+
     def kind_shared(self, a: str, b: str) -> str | None:
         nouns = _nouns(str(self.directory))
         for form_a in _singulars(a):
@@ -166,6 +185,7 @@ class _Nouns:
                 self.below.setdefault(head, []).append(offset)
         self.senses: dict[str, list[str]] = {}
         self.any_senses: dict[str, list[str]] = {}
+        self.all_senses: dict[str, list[str]] = {}
         with open(root / "index.noun", encoding="latin-1") as lines:
             for line in lines:
                 if line.startswith(" "):
@@ -180,6 +200,7 @@ class _Nouns:
                 # ("lettuce" is money first, "chess" a grass). Pairing two words reads all of them (up to
                 # MAX_SENSES): the two agreeing on a kind tells the sense meant.
                 self.any_senses[word] = fields[6 + pointers:][:MAX_SENSES if tagged == 0 else min(MAX_SENSES, tagged)]
+                self.all_senses[word] = fields[6 + pointers:]
         self._breadth: dict[str, int] = {}
         self._kinds: dict[str, frozenset[str]] = {}
 
@@ -227,6 +248,17 @@ class _Nouns:
                 return True
             frontier = [h for o in frontier for h in self.above[o]]
         return False
+
+    def same_thing(self, a: str, b: str) -> bool:
+        """See SAME_SENSES: two words one sense of which is among the first of each, or the first of one with the
+        other among its first words."""
+        if a == b:
+            return False
+        senses_a, senses_b = self.all_senses.get(a, []), self.all_senses.get(b, [])
+        shared = set(senses_a[:SAME_SENSES]) & set(senses_b[:SAME_SENSES])
+        for first, other in ((senses_a[:1], b), (senses_b[:1], a)):
+            shared.update(o for o in first if other in self.lemmas[o][:SAME_LEMMAS])
+        return any(self.lexicographer_file[o] not in SAME_NOT_LEXICOGRAPHER_FILES for o in shared)
 
     def kind_shared(self, a: str, b: str) -> str | None:
         if a == b:

@@ -98,6 +98,13 @@ between John and Maria nearly every sentence names one of them.
    (kinds.Kinds.is_a: cola is a soft drink, whisky a spirit, salmon a fish) at least `ended_kind_floor` similar. Not
    an end only wished for ("should really cut out meat"), said of some days or one occasion ("no wine tonight"),
    or of someone else ("my husband quit alcohol").
+16. The thing an old memory names, called by another word for it (kinds.Kinds.same_thing: "specs" and "glasses",
+   "pram" and "stroller", "flat" and "apartment"), said with a word of change of one's own ("finally got new glasses,
+   tortoiseshell Ray-Bans", "swapped to a lighter stroller", "got rid of the couch") replaces the nearest such memory
+   at least `synonym_update_floor` similar. The two words share no stem, and MiniLM puts the two sentences far apart
+   (0.15 to 0.2 for these), so the floor is low: the other word is what says they are one thing. The new sentence
+   must say another value (or a switch or an end), in place of the old; never a wish, an addition, someone else's
+   thing, or a memory of an accumulating slot.
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -329,10 +336,10 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                    cued_update_floor: float | None = 0.45, cued_update_margin: float = 0.08,
                    delta_floor: float | None = 0.35, for_a_while_beside: bool = True,
                    kinds: Kinds | None = None, kind_update_floor: float | None = 0.40,
-                   ended_kind_floor: float | None = 0.25) -> Plan:
+                   ended_kind_floor: float | None = 0.25, synonym_update_floor: float | None = 0.10) -> Plan:
     """Decide what one new fact does (rules in the module docstring). `delta_floor` None: an amount said as how
     far it moved replaces nothing (rule 10 off); `for_a_while_beside` False: rule 0 off; `kinds` None: rules 14
-    and 15 off; `kind_update_floor` / `ended_kind_floor` None: rule 14 / 15 off."""
+    to 16 off; `kind_update_floor` / `ended_kind_floor` / `synonym_update_floor` None: rule 14 / 15 / 16 off."""
     nearest = _asked_once(nearest, max(slot_neighbours, cue_neighbours))
     if slot.same_value is not None:
         return Plan("confirmed", confirmed_id=slot.same_value.id, reason="same slot, same value")
@@ -432,6 +439,9 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                                                kinds)
         if not found and not targets and kinds is not None and ended_kind_floor is not None:
             found, why = _ended_kind(cand, nearest(slot_neighbours), user_id, message_id, ended_kind_floor, kinds)
+        if not found and not targets and kinds is not None and synonym_update_floor is not None:
+            found, why = _other_word_update(cand, nearest(slot_neighbours), user_id, message_id, synonym_update_floor,
+                                            kinds)
         compared += [c for c in looked if c not in compared]
         extra = [i for i in found if i not in targets]
         if extra:
@@ -958,6 +968,47 @@ def _ended_kind(cand: Candidate, nearest: list[Neighbour], user_id: str, message
             ended.append(memory.id)
     return ended, (f"the message ends a kind of thing ({', '.join(said)}) this memory names one of, at least {floor} "
                    "similar" if ended else "")
+
+
+# Rule 16's words of change: rule 14's, a switch or an end ("got rid of the couch"), or a new one of one's own ("got
+# new glasses", "my new phone", "started seeing a new counsellor", "New mobile is ..."); not "new" said of a thing out
+# in the world ("the new movie by Nolan").
+_MOVED = re.compile(r"\b(?:mov(?:ed|ing)|relocated|upgraded|downgraded|traded)\b", re.IGNORECASE)
+_OWN_NEW = re.compile(r"(?:\b(?:my|our|got|get|gotten|bought|buy|found|find|picked up|ordered|seeing|see|using|use|"
+                      r"have|has|joined|registered with|signed up (?:with|to|for)|treated (?:myself|ourselves|us) to)"
+                      r"\s+(?:(?:a|an|the|some|myself|ourselves|us|me)\s+)?(?:[\w'-]+\s+)?|^(?:User's\s+)?)new\b",
+                      re.IGNORECASE)
+
+
+def _other_word_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
+                       kinds: Kinds) -> tuple[list[int], str]:
+    """Rule 16: the thing an old memory names, called by another word for it, with a word of change of one's own
+    ("finally got new glasses, tortoiseshell Ray-Bans" after "User's specs are ... from Specsavers"), replaces the
+    nearest such memory at least `floor` similar."""
+    if _accumulating(cand.attribute) or not in_place(cand.clause) or _ADDRESSED.search(cand.text):
+        return [], ""
+    switched = bool(SWITCH_CUES.search(cand.clause))
+    if not (cand.correction or switched or _KIND_CHANGE.search(cand.clause) or _MOVED.search(cand.clause)
+            or _OWN_NEW.search(cand.clause) or _OWN_NEW.search(cand.text)) or _one_more(cand.clause):
+        return [], ""
+    new_things = things_said(cand.text)
+    for n in sorted(nearest, key=lambda n: (n.similarity, n.memory.id), reverse=True):
+        memory = n.memory
+        if (n.similarity < floor or memory.status != "active" or memory.user_id != user_id
+                or memory.message_id == message_id or _accumulating(memory.attribute)
+                or _ADDRESSED.search(memory.text)):
+            continue
+        if not (_same_subject(memory, cand) and _same_person(memory.text, cand)):
+            continue
+        if not (switched or values_differ(memory.text, cand.text)):
+            continue  # "User wears glasses for reading" says no other value of the specs
+        old_things = things_said(memory.text)
+        pair = next(((old, new) for old in old_things if old not in new_things
+                     for new in new_things if new not in old_things and kinds.same_thing(old, new)), None)
+        if pair is not None:
+            return [memory.id], (f"the same thing called by another word ({pair[1]!r} for {pair[0]!r}) with a word of "
+                                 f"change, at least {floor} similar")
+    return [], ""
 
 
 # Rule 13. Words that point back to something said before: a pronoun, "that" said as a thing ("cancelled that"),

@@ -151,6 +151,11 @@ class Settings(BaseSettings):
     # thing of that kind ("User drinks a can of cola with lunch") at least this similar (resolve.py rule 15). None
     # turns it off.
     ended_kind_floor: float | None = Field(0.25, ge=0.0, le=1.0)
+    # The thing a memory names, called by another word for it with a word of change of one's own ("finally got new
+    # glasses, tortoiseshell Ray-Bans" after "User's specs are ... from Specsavers": one thing, WordNet says),
+    # replaces that memory when at least this similar (resolve.py rule 16). Low: MiniLM puts such pairs at 0.15-0.2
+    # (specs/glasses, pram/stroller on dev cases); the other word is the evidence. None turns it off.
+    synonym_update_floor: float | None = Field(0.10, ge=0.0, le=1.0)
     # Superseded memories scored when a question asks about the past (newest first).
     history_pool: int = Field(2000, ge=1, le=1_000_000)
     # Committed vector changes written to Chroma in batches of this many on the ingest path (recall
