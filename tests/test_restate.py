@@ -30,6 +30,13 @@ RESTATED = [
      "User is on the enterprise plan for Slack.", "enterprise"),
     ("User is on the free plan of Notion.", "upgraded notion to the plus plan", "User is on the plus plan of Notion.",
      "plus"),
+    # how long ago the change was is no part of the new value
+    ("User runs in Brooks Ghost shoes.", "switched my running shoes to Saucony Rides a month ago",
+     "User runs in Saucony Rides shoes.", "Saucony Rides"),
+    ("User's broadband is with Sky.", "moved the broadband over to Vodafone two weeks ago, much faster",
+     "User's broadband is with Vodafone.", "Vodafone"),
+    ("User's dentist is Dr. Ross.", "changed dentists to Dr. Mehta a couple of months back",
+     "User's dentist is Dr. Mehta.", "Dr. Mehta"),
 ]
 
 KEPT = [

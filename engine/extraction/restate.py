@@ -45,9 +45,12 @@ _RENAMED_THING = re.compile(rf"\brenamed\s+{_DETERMINER}\s", re.IGNORECASE)
 _TOPIC = re.compile(r"\b(?:switched|changed|migrated|moved|upgraded|downgraded|ported|shifted)\s+"
                     r"(?:(?P<topic>.+?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<new>.+)", re.IGNORECASE)
 _RENAMED_TO = re.compile(r"\brenamed\s+(?P<topic>.+?)\s+to\s+(?P<new>.+)", re.IGNORECASE)
-# Where a new value stops: a time, a reason or the next clause follows it.
+# Where a new value stops: a time, a reason or the next clause follows it, or how long ago it changed ("to Hoka
+# Cliftons a month ago", "to Dr. Mehta a couple of months back").
 _VALUE_END = re.compile(r"\s+(?:in|on|at|since|for|last|this|next|because|as|when|but|so|after|before|ago|and|"
-                        r"now|from|with|today|yesterday|recently|instead)\b.*$|\s*[,;:!?]+.*$|\.+\s*$",
+                        r"now|from|with|today|yesterday|recently|instead)\b.*$|\s*[,;:!?]+.*$|\.+\s*$|"
+                        r"\s+(?:a|an|one|two|three|four|five|six|a few|a couple of|several|\d+)\s+"
+                        r"(?:minutes?|hours?|days?|weeks?|months?|years?)\s+(?:ago|back|before)\b.*$",
                         re.IGNORECASE)
 # A title's full stop is no sentence's end: "Mr. Hughes" and "Dr. Okafor" are one name each.
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Mx|Dr|Prof|St)\.\s+)?"
