@@ -633,6 +633,16 @@ def test_a_role_is_never_filled_again_across_subjects():
     ("User never used Slack.", False),
     ("User goes to the second gym on Fridays.", False),
     ("User sometimes takes the bus.", False),
+    # "like" as a verb is a liking; said after "feel", "look" or "sound" it only compares
+    ("User likes the Kindle better.", False),
+    ("User would like a Kobo.", False),
+    ("User finally got new glasses, round Moscot ones, feels like a new man.", True),
+    ("User drives a Polestar now, looks like a spaceship.", True),
+    ("User's new boss is Priya, seems like a good one.", True),
+    # "never going back" says the old one is done with, no denial of the new
+    ("User found a new barber, Jonah on King Street, never going back.", True),
+    ("User's new dentist is Dr. Lee, not going back to the old one.", True),
+    ("User never goes to the barber.", False),
 ])
 def test_in_place(text, expected):
     assert in_place(text) is expected

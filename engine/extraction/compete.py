@@ -931,9 +931,14 @@ _OWNER_WORDS = {"user's": "user", "the": "", "our": "user", "their": "user", "pr
                 "user's new": "user", "the new": "user", "our new": "user"}
 # A sentence that wishes, plans, denies or adds: it fills no role in place of another.
 # A capitalised word inside the sentence is part of a name, not the cue ("a hot desk at Second Home").
+# "like" as a verb (a liking, "would like"), not as the comparison after "feel", "look", "sound", "seem" ("feels like a
+# new man", "looks like a spaceship").
+_LIKING = (r"likes|(?<!feel )(?<!feels )(?<!felt )(?<!feeling )(?<!look )(?<!looks )(?<!looked )(?<!looking )"
+           r"(?<!sound )(?<!sounds )(?<!seem )(?<!seems )(?<!something )(?<!stuff )like")
 _NOT_IN_PLACE = CuePattern(
     r"\b(?:wants?|wanted|wish(?:es)?|hopes?|plans?|planning|would|might|may|could|should|considering|thinking|"
-    rf"dreams?|likes?|loves?|hates?|misses|prefers?|not|never|no|doesn't|isn't|{_TOO_ADDING}|also|as well|another|other|"
+    rf"dreams?|{_LIKING}|loves?|hates?|misses|prefers?|(?:not|never)(?! going back)|no|doesn't|isn't|{_TOO_ADDING}|also|"
+    r"as well|another|other|"
     r"second|extra|sometimes|occasionally|once|used to|going to|will)\b")
 
 
