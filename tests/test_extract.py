@@ -798,3 +798,40 @@ def test_an_elliptical_correction_swaps_the_value_as_the_sentence_says_it(said, 
         assert result is None
     else:
         assert corrected in result.text and gone not in result.text and corrected in result.value
+
+
+@pytest.mark.parametrize("message, together", [
+    # a name said on its own after "a new X" is that X: one memory, not two
+    ("New laptop. Framework 13.", ("laptop", "Framework 13")),
+    ("got a new dentist!! Dr Abara on Mill Lane, so much gentler", ("dentist", "Abara")),
+    ("Finally found a new gym. PureGym at the retail park.", ("gym", "PureGym")),
+    ("picked up a new guitar... Fender Telecaster, sunburst", ("guitar", "Telecaster")),
+])
+def test_a_name_said_after_a_new_thing_is_that_thing(message, together):
+    thing, name = together
+    assert any(thing in c.text and name in c.text for c in extract(message))
+
+
+@pytest.mark.parametrize("message, apart", [
+    # a sentence of its own: the name does something, or nothing new was named before it
+    ("Got a new phone. Sarah says it's too big.", ("phone", "Sarah")),
+    ("I love my new job. Tesco is hiring too.", ("job", "Tesco")),
+    ("My car is great. Toyota is a good brand.", ("great", "Toyota")),
+])
+def test_a_name_that_says_something_of_its_own_stays_apart(message, apart):
+    thing, name = apart
+    assert not any(thing in c.text and name in c.text for c in extract(message))
+
+
+@pytest.mark.parametrize("message, said", [
+    # "the new one" after "the old X" is the new X
+    ("finally got rid of the old couch!!! new one is a green corduroy thing from DFS", "new couch"),
+    ("sold my old bike, the new one is a Brompton", "new bike"),
+    ("The old kettle died. New one's a Smeg.", "new kettle"),
+])
+def test_the_new_one_after_the_old_thing_is_that_thing(message, said):
+    assert any(said in c.text.casefold() for c in extract(message))
+
+
+def test_the_new_one_with_no_old_thing_before_it_is_left():
+    assert not any("new couch" in c.text.casefold() for c in extract("the new one is a green corduroy thing"))

@@ -150,7 +150,8 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     candidates: list[Candidate] = []
     people: list[Candidate] = []  # named inside questions and requests
     question = ""  # the question the sentence before asked, if it asked one
-    for sentence in _pronouns_resolved([_kin_named(s) for s in textlib.split_sentences(textlib.normalize(message))]):
+    sentences = _names_joined(textlib.split_sentences(_new_one_named(textlib.normalize(message))))
+    for sentence in _pronouns_resolved([_kin_named(s) for s in sentences]):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
             candidates.extend(instructed)
@@ -175,6 +176,41 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
         question = sentence.strip() if sentence.rstrip().endswith("?") else ""
         candidates.extend(from_sentence)
     return _dedupe(candidates + people)
+
+
+# A sentence that ends naming a new thing of one's own ("New mobile.", "found a new stylist!!!"), and one after it that
+# is only a name and where or what it is ("Pixel 8a.", "Marco at the Cutting Room, never going back"): the name is
+# that thing's, said as chat says it, with a full stop for a comma. Not a name that does something ("Sarah says
+# it's too big"), nor a sentence opening with a word that is no name ("It's a Trek", "The one from Argos").
+_NEW_THING_END = re.compile(r"\bnew\s+(?:[a-z-]+\s+){0,2}[a-z-]+\s*(?:[.!…]+)?\s*$", re.IGNORECASE)
+_NAME_ALONE = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'&.+-]*(?:\s+[A-Z0-9][\w'&.+-]*)*"
+                         r"(?=\s*(?:$|[,.!;:…-]|\s(?:at|from|in|on|with|by|for|of|off|near|over)\b))")
+_NO_NAME = frozenset("i i'm im i've it it's its the this that these those my our he she they we you there here a an "
+                     "new so and but yes no ok okay well anyway also".split())
+
+
+# "the new one" after "the old X" in one message is the new X: "got rid of the old couch, new one is from DFS".
+_OLD_THING = re.compile(r"\b(?:the|my|our|his|her|their)\s+old\s+([a-z][a-z-]+)\b", re.IGNORECASE)
+_NEW_ONE = re.compile(r"\bnew one\b", re.IGNORECASE)
+
+
+def _new_one_named(message: str) -> str:
+    old = _OLD_THING.search(message)
+    if old is None:
+        return message
+    return message[:old.end()] + _NEW_ONE.sub(lambda m: f"{m.group(0)[:4]}{old.group(1)}", message[old.end():])
+
+
+def _names_joined(sentences: list[str]) -> list[str]:
+    joined: list[str] = []
+    for sentence in sentences:
+        first = sentence.split()[0].casefold().strip(",.!") if sentence.split() else ""
+        if (joined and _NEW_THING_END.search(joined[-1]) and _NAME_ALONE.match(sentence) and first not in _NO_NAME
+                and not sentence.rstrip().endswith("?")):
+            joined[-1] = f"{joined[-1].rstrip(' .!…')}, {sentence}"
+        else:
+            joined.append(sentence)
+    return joined
 
 
 # What a statement leaves unsaid when it leans on the question before it: "Is it ok to run with asthma? I was
