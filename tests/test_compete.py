@@ -66,6 +66,10 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     # when a change happened is not the kind of value it is: "keto" is no time for being said "in March"
     ("User is gluten-free.", "User went keto in March.", True),
     ("User's favourite drink is tea.", "User drinks coffee this month instead, tea is boring.", True),
+    # nor is how long the change took: "the whole weekend" is no time the door holds
+    ("User's bedroom walls are pale blue.", "User spent all weekend painting the bedroom walls, they're sage green now.",
+     True),
+    ("User's garden fence is brown.", "User spent the entire day staining the garden fence, it's grey now.", True),
     # two well-known values of one kind compete whatever words surround them
     ("User writes code in Sublime Text.", "User has been living in emacs since the course.", True),
     ("User's laptop is a ThinkPad.", "User got a MacBook Air from work.", True),

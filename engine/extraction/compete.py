@@ -138,7 +138,9 @@ _WHEN_SAID = re.compile(
     r"morning|afternoon|evening|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"(?:yesterday|this) (?:morning|afternoon|evening)|yesterday|today|tonight|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?!s)|"
-    r"(?:a|one|two|three|a few|a couple of) (?:days|weeks|months|years) ago)\b",
+    r"(?:a|one|two|three|a few|a couple of) (?:days|weeks|months|years) ago|"
+    # how long the change took: "spent the whole weekend repainting the door"
+    r"(?:all|the whole|the entire|a whole) (?:day|night|week|weekend|morning|afternoon|evening|month|summer))\b",
     re.IGNORECASE,
 )
 
