@@ -835,3 +835,13 @@ def test_the_new_one_after_the_old_thing_is_that_thing(message, said):
 
 def test_the_new_one_with_no_old_thing_before_it_is_left():
     assert not any("new couch" in c.text.casefold() for c in extract("the new one is a green corduroy thing"))
+
+
+@pytest.mark.parametrize("message, name", [
+    # a name typed in lower case after a title is still a name
+    ("im registered with dr oyelaran now", "Dr Oyelaran"),
+    ("my landlord is mr mcgregor", "Mr Mcgregor"),
+    ("our vet is mrs o'neill at the high street practice", "Mrs O'neill"),
+])
+def test_a_lower_case_name_after_a_title_is_a_name(message, name):
+    assert any(name in c.text for c in extract(message))

@@ -150,7 +150,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     candidates: list[Candidate] = []
     people: list[Candidate] = []  # named inside questions and requests
     question = ""  # the question the sentence before asked, if it asked one
-    sentences = _names_joined(textlib.split_sentences(_new_one_named(textlib.normalize(message))))
+    sentences = _names_joined(textlib.split_sentences(_new_one_named(_titled_names(textlib.normalize(message)))))
     for sentence in _pronouns_resolved([_kin_named(s) for s in sentences]):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
@@ -187,6 +187,14 @@ _NAME_ALONE = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'&.+-]*(?:\s
                          r"(?=\s*(?:$|[,.!;:…-]|\s(?:at|from|in|on|with|by|for|of|off|near|over)\b))")
 _NO_NAME = frozenset("i i'm im i've it it's its the this that these those my our he she they we you there here a an "
                      "new so and but yes no ok okay well anyway also".split())
+
+
+# A name typed in lower case after a title ("registered with dr oyelaran now"): the title says it is a name.
+_LOWER_TITLED = re.compile(r"\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][a-z'-]+)\b", re.IGNORECASE)
+
+
+def _titled_names(message: str) -> str:
+    return _LOWER_TITLED.sub(lambda m: f"{m[1].capitalize()}{m[2]}{m[3].capitalize()}", message)
 
 
 # "the new one" after "the old X" in one message is the new X: "got rid of the old couch, new one is from DFS".
