@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from itertools import takewhile
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
 from .extraction.requests import assistant_voice
@@ -627,13 +627,17 @@ _GENERAL_MEMBER_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tupl
     ))
 
 
-def in_the_memorys_words(text: str, memory_text: str) -> str | None:
+def in_the_memorys_words(text: str, memory_text: str,
+                         same_thing: Callable[[str, str], bool] | None = None) -> str | None:
     """The text with each relative, pet or carer it names said as the memory names the same one ("where does the
     user's grandmother live?" of "Nan's been living in cardiff" -> "where does the user's nan live?"), and a word
     for any of several ("partner", "kids", "parents") said as the one of them the memory names, if it names one; None
     when the memory names none of them by another word. Not a member said as someone else's: "what did Audrey teach
     her dogs?" is not asked of "One of them, Daisy, is a Labrador". MiniLM knows "nan" and "grandad" little, so the
-    question's own word leaves a true answer under the threshold (0.45 here, 0.61 said as the memory says it)."""
+    question's own word leaves a true answer under the threshold (0.45 here, 0.61 said as the memory says it).
+    With `same_thing` (kinds.Kinds.same_thing), any thing the question names is said as the memory names it, when the
+    two words name one thing and the memory does not say the question's own: "what pushchair do we use?" of "User
+    swapped to a stroller, ..." (0.27 asked in the question's words)."""
     said = _word_set(memory_text)
     memory_words = _WORDS.findall(memory_text.casefold())
     swapped = text
@@ -655,6 +659,14 @@ def in_the_memorys_words(text: str, memory_text: str) -> str | None:
         if len(named) == 1 and general.search(swapped):
             other = next(w for w in memory_words if _singular(w) in named[0])
             swapped = general.sub(lambda m: m.group(0) if _of_someone_else(m.string, m.start()) else other, swapped)
+    if same_thing is not None:
+        things = [w for w in dict.fromkeys(memory_words) if len(w) > 2 and w not in STOPWORDS]
+        for word in dict.fromkeys(_WORDS.findall(swapped.casefold())):
+            if len(word) <= 2 or word in STOPWORDS or _singular(word) in said:
+                continue
+            other = next((w for w in things if w != word and same_thing(word, w)), None)
+            if other is not None:
+                swapped = re.sub(rf"\b{re.escape(word)}\b", other, swapped, flags=re.IGNORECASE)
     return swapped if swapped != text else None
 
 

@@ -234,12 +234,14 @@ class Recall:
     def _members_in_the_memorys_words(self, query_text: str, candidates: list[Hit]) -> list[Hit]:
         """A question naming a relative, pet or carer one way ("grandmother", "dog", "GP") is said again as each of
         the `member_words` candidates nearest it names the same one ("nan", "spaniel", "doctor";
-        questions.in_the_memorys_words), all in one encode call, and the candidate's semantic cosine is the better
-        of the two. Only the same member: a memory about another relative is said with no other word, and is
+        questions.in_the_memorys_words), and so is any thing the question names that the memory calls by another
+        word for it ("pushchair" said as "stroller"; with kinds, kinds.Kinds.same_thing), all in one encode call, and
+        the candidate's semantic cosine is the better of the two. Only the same member: a memory about another relative is said with no other word, and is
         dropped as a near miss later."""
         said = []
+        same_thing = self.kinds.same_thing if self.kinds is not None else None
         for hit in sorted(candidates, key=lambda h: h.semantic, reverse=True)[:self.settings.member_words]:
-            sentence = questions.in_the_memorys_words(query_text, hit.memory.text)
+            sentence = questions.in_the_memorys_words(query_text, hit.memory.text, same_thing=same_thing)
             if sentence:
                 said.append((hit.memory.id, sentence))
         return self._lifted(candidates, "semantic", self._nearest_cosines(said))

@@ -467,3 +467,27 @@ def test_possessed_things(question, things):
 ])
 def test_in_the_memorys_words(question, memory, said):
     assert questions.in_the_memorys_words(question, memory) == said
+
+
+_ONE_THING = {frozenset(p) for p in [("pushchair", "stroller"), ("specs", "glasses"), ("sofa", "couch"),
+                                     ("flat", "apartment")]}
+
+
+def _same_thing(a: str, b: str) -> bool:
+    return frozenset((a, b)) in _ONE_THING
+
+
+@pytest.mark.parametrize("question, memory, said", [
+    # a thing the question names is said as the memory names it, when the two words name one thing
+    ("what pushchair does the user use?", "User swapped to a stroller, the Joolz Aer.",
+     "what stroller does the user use?"),
+    ("where is the user's flat?", "User moved into an apartment in Leeds.", "where is the user's apartment?"),
+    ("what colour is the user's couch?", "User's sofa is dark green velvet.", "what colour is the user's sofa?"),
+    # a memory naming the question's own word needs no other
+    ("what colour is the user's couch?", "User's couch, the sofa from Ikea, is grey.", None),
+    # no other word for it: nothing said
+    ("what colour is the user's car?", "User's sofa is dark green velvet.", None),
+])
+def test_a_thing_in_the_memorys_words(question, memory, said):
+    assert questions.in_the_memorys_words(question, memory, same_thing=_same_thing) == said
+    assert questions.in_the_memorys_words(question, memory) is None
