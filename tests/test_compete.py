@@ -70,6 +70,12 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     ("User's bedroom walls are pale blue.", "User spent all weekend painting the bedroom walls, they're sage green now.",
      True),
     ("User's garden fence is brown.", "User spent the entire day staining the garden fence, it's grey now.", True),
+    # one who does a thing and the doing are one topic: "trainer" and "training with", "cleaner" and "cleaning"
+    ("Bea is User's personal trainer.", "User is training with a guy called Rob now.", True),
+    ("User's cleaner is Magda.", "User has Ana doing the cleaning now.", True),
+    ("User's dog walker is Fern.", "User has Tobi doing the walking now.", True),
+    ("Fern is User's dog walker.", "User has Tobi doing the walking now.", True),
+    ("User's mother lives in Ely.", "User is mothing the wardrobe, found Larsen traps.", False),  # not a doing of one
     # two well-known values of one kind compete whatever words surround them
     ("User writes code in Sublime Text.", "User has been living in emacs since the course.", True),
     ("User's laptop is a ThinkPad.", "User got a MacBook Air from work.", True),

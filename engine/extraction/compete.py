@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from .. import text as textlib
-from .vocabulary import JOB_NOUNS, KNOWN_RE, SLOTS, CuePattern
+from .vocabulary import JOB_NOUNS, KNOWN_RE, RELATIVES, SLOTS, CuePattern
 from .voice import ADVERBS, PAST_TENSE
 
 _TIME = re.compile(
@@ -270,6 +270,29 @@ def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
     return any(new[slot] - old[slot] for slot in old.keys() & new.keys())
 
 
+_KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
+# "Marco is User's personal trainer": the name opening it is the role's holder.
+_ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\s+(?:User|[A-Z][\w-]*)'s\s")
+_AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
+_GERUND = re.compile(r"\b([a-z]{3,})ing\b")
+
+
+def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
+    """The doing one sentence names and the other names the one who does ("User's personal trainer is Bea" / "User
+    is training with Rob now", "User's cleaner" / "doing the cleaning"): one topic, though their stems differ. The
+    doing's stem, or nothing."""
+    found = set()
+    for doers, doings in ((old_text, new_text), (new_text, old_text)):
+        roots = set()
+        for m in _AGENT_NOUN.finditer(doers.casefold()):
+            if m.group(0) in _KIN:
+                continue  # a mother is no one who moths
+            root, double = m.groups()
+            roots.add(textlib.term(root + double) if double and double != root[-1] else textlib.term(root))
+        found |= roots & {textlib.term(m.group(0)) for m in _GERUND.finditer(doings.casefold())}
+    return found
+
+
 def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset()) -> bool:
     """Two memory sentences about the same thing (a shared topic word) carrying values of the same
     kind that differ: the newer may replace the older (the caller decides, from cues and slots).
@@ -279,13 +302,16 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
         return True
     if other_things(old_text, new_text):
         return False
-    shared = (topic_words(old_text) & topic_words(new_text)) - people
+    shared = ((topic_words(old_text) & topic_words(new_text)) | _doer_and_doing(old_text, new_text)) - people
     if not shared:
         return False
-    if not value_kinds(old_text, sentence=True) & _kinds_besides_when(new_text):
+    # A person in the conversation is whom a sentence is about or said to, not a value it holds; a name opening the
+    # old sentence is one it holds ("Marco is User's personal trainer").
+    old_values = (held_values(old_text) if _ROLE_HOLDER_FIRST.match(old_text) else _value_tokens(old_text)) - people
+    new_values = _value_tokens(new_text) - people
+    old_kinds = value_kinds(old_text, sentence=True) | ({"name"} if old_values - _value_tokens(old_text) else set())
+    if not old_kinds & _kinds_besides_when(new_text):
         return False
-    # A person in the conversation is whom a sentence is about or said to, not a value it holds.
-    old_values, new_values = _value_tokens(old_text) - people, _value_tokens(new_text) - people
     if old_values and not new_values:
         # a time said in words is a value too: "moved my training to lunchtimes" after "trains at 6am"
         new_values = _time_words(new_text) - _time_words(old_text)
