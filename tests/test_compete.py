@@ -75,6 +75,10 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     ("User's cleaner is Magda.", "User has Ana doing the cleaning now.", True),
     ("User's dog walker is Fern.", "User has Tobi doing the walking now.", True),
     ("Fern is User's dog walker.", "User has Tobi doing the walking now.", True),
+    ("User tracks bugs in Jira.", "User ditched the old tracker, all tickets go into Linear now.", True),
+    ("User's manager is Olu.", "User's team is managed by Priya now.", True),
+    # a name is no doing: "Hamburg" is where, not what a hamburger does
+    ("User's favourite snack is a hamburger from Five Guys.", "User moved to Hamburg in May.", False),
     ("User's mother lives in Ely.", "User is mothing the wardrobe, found Larsen traps.", False),  # not a doing of one
     # two well-known values of one kind compete whatever words surround them
     ("User writes code in Sublime Text.", "User has been living in emacs since the course.", True),

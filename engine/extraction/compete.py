@@ -274,13 +274,13 @@ _KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
 # "Marco is User's personal trainer": the name opening it is the role's holder.
 _ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\s+(?:User|[A-Z][\w-]*)'s\s")
 _AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
-_GERUND = re.compile(r"\b([a-z]{3,})ing\b")
+_LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z-]+\b")
 
 
 def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
     """The doing one sentence names and the other names the one who does ("User's personal trainer is Bea" / "User
-    is training with Rob now", "User's cleaner" / "doing the cleaning"): one topic, though their stems differ. The
-    doing's stem, or nothing."""
+    is training with Rob now", "User's cleaner" / "doing the cleaning", "tracker" / "tracks"): one topic, though their
+    stems differ. The doing's stem, or nothing. The doing is a lower-case word: a capitalised one is a name."""
     found = set()
     for doers, doings in ((old_text, new_text), (new_text, old_text)):
         roots = set()
@@ -289,7 +289,7 @@ def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
                 continue  # a mother is no one who moths
             root, double = m.groups()
             roots.add(textlib.term(root + double) if double and double != root[-1] else textlib.term(root))
-        found |= roots & {textlib.term(m.group(0)) for m in _GERUND.finditer(doings.casefold())}
+        found |= roots & {textlib.term(w) for w in _LOWER_WORD.findall(doings)}
     return found
 
 
