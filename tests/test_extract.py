@@ -845,3 +845,13 @@ def test_the_new_one_with_no_old_thing_before_it_is_left():
 ])
 def test_a_lower_case_name_after_a_title_is_a_name(message, name):
     assert any(name in c.text for c in extract(message))
+
+
+@pytest.mark.parametrize("message", [
+    "been training with a woman called Sandra since march",
+    "I have been seeing a guy called Tomasz for a while",
+])
+def test_a_doing_with_someone_called_x_is_no_new_relation(message):
+    # "have been training with a woman" is no relation the user has; the sentence is kept as said
+    assert not any(" is Sandra" in c.text or " is Tomasz" in c.text for c in extract(message))
+    assert extract(message)

@@ -274,6 +274,10 @@ _KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
 # "Marco is User's personal trainer": the name opening it is the role's holder.
 _ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\s+(?:User|[A-Z][\w-]*)'s\s")
 _AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
+# The speaker doing it ("User manages two interns") fills no role a person holds for them; "User is training with
+# Rob" names who does. A tool is another matter: "User tracks bugs in Jira" is what the bug tracker does.
+_DONE_BY_THE_SPEAKER = re.compile(r"\b(?:User|I|we)(?:'m|'re|\s+is|\s+am|\s+are)?\s+(?:\w+ly\s+|now\s+|still\s+)?$",
+                                  re.IGNORECASE)
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z-]+\b")
 
 
@@ -289,7 +293,10 @@ def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
                 continue  # a mother is no one who moths
             root, double = m.groups()
             roots.add(textlib.term(root + double) if double and double != root[-1] else textlib.term(root))
-        found |= roots & {textlib.term(w) for w in _LOWER_WORD.findall(doings)}
+        person = about_a_person(doers)
+        found |= roots & {textlib.term(m.group(0)) for m in _LOWER_WORD.finditer(doings)
+                          if not (person and _DONE_BY_THE_SPEAKER.search(doings[:m.start()]))
+                          or doings[m.end():].startswith(" with")}
     return found
 
 

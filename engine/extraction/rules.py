@@ -359,7 +359,7 @@ RULES: tuple[Rule, ...] = (
          examples=[
              ("I study at MIT", ("user", "education", "at MIT")),
          ]),
-    Rule("new_person", "*", r"^(?:i|we) (?:have|got|'ve got|have got) (?:an?\s+)?(?:new\s+)?(?P<rel>[a-z][\w -]{1,30}?)(?:\s+now)?(?:,|\s+and|\s+-)?\s+(?:(?:his|her|their) name is|(?:he|she|they)(?:'s| is| are) called|named|called)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)",
+    Rule("new_person", "*", r"^(?:i|we) (?:have|got|'ve got|have got) (?:an?\s+)?(?:new\s+)?(?!been\b|had\b|got\b)(?P<rel>[a-z][\w -]{1,30}?)(?:\s+now)?(?:,|\s+and|\s+-)?\s+(?:(?:his|her|their) name is|(?:he|she|they)(?:'s| is| are) called|named|called)\s+(?P<v>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)",
          handler=handlers.new_person, examples=[
              ("I have a new manager now, his name is Tomasz.", ("user", "manager", "Tomasz")),
          ]),
