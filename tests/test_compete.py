@@ -77,6 +77,9 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     ("Fern is User's dog walker.", "User has Tobi doing the walking now.", True),
     ("User tracks bugs in Jira.", "User ditched the old tracker, all tickets go into Linear now.", True),
     ("User's manager is Olu.", "User's team is managed by Priya now.", True),
+    # a name opening "X coaches User's team" is the one who does it, a value the sentence holds
+    ("Steve coaches User's five-a-side team.", "User's five-a-side team has a new coach now, Ray Dunne.", True),
+    ("Steve coaches User's five-a-side team.", "User's five-a-side team plays on Thursdays now.", False),
     # the user doing it fills no role of theirs: "User manages two interns" says nothing of User's manager
     ("User's line manager is Claire.", "User manages two interns now, Sam and Bea.", False),
     # a name is no doing: "Hamburg" is where, not what a hamburger does

@@ -271,8 +271,10 @@ def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
 
 
 _KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
-# "Marco is User's personal trainer": the name opening it is the role's holder.
-_ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:is|was)\s+(?:User|[A-Z][\w-]*)'s\s")
+# "Marco is User's personal trainer", "Steve coaches User's team": the name opening it is the role's holder, the one
+# who does it.
+_ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:(?:is|was)\s+(?:User|[A-Z][\w-]*)'s|"
+                                r"(?:now\s+|still\s+)?[a-z]+(?<!'s)s\s+User(?:'s)?)\s")
 _AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
 # The speaker doing it ("User manages two interns") fills no role a person holds for them; "User is training with
 # Rob" names who does. A tool is another matter: "User tracks bugs in Jira" is what the bug tracker does.
