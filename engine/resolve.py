@@ -122,10 +122,10 @@ from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
 from .extraction.vocabulary import CuePattern
 from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, changed_thing, changes_level_of,
                                  changes_value_of, competes, ended_kinds, fills_same_role, held_values, holds_one,
-                                 in_place, measured_again, names_old_value, names_slot, names_subject, relation,
-                                 NAMES_ITS_THING, qualified_apart, renames_role, restates, same_thing, states,
-                                 things_said, topic_words, value_kind, value_kind_besides_when, value_kinds,
-                                 values_differ, value_tokens)
+                                 holds_users_role, in_place, measured_again, names_old_value, names_slot,
+                                 names_subject, relation, NAMES_ITS_THING, qualified_apart, renames_role, restates,
+                                 same_thing, states, things_said, topic_words, value_kind, value_kind_besides_when,
+                                 value_kinds, values_differ, value_tokens)
 from .extraction.voice import PAST_TENSE
 from .kinds import Kinds, kinds_in
 from .model import Memory
@@ -239,7 +239,10 @@ _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "
 
 def named_subject(text: str) -> str:
     """Whom a memory's sentence is about when it is not the user: the leading proper name
-    ("User's colleague Sven Silva moved to Bergen." -> "sven silva"); "" for the user or nothing."""
+    ("User's colleague Sven Silva moved to Bergen." -> "sven silva"); "" for the user or nothing. Whoever fills one
+    of the user's roles, said first, is no one it is about ("Kofi is User's personal trainer": the user's role is)."""
+    if holds_users_role(text):
+        return ""
     rest = re.sub(r"^User(?:'s)?\s+(?:(?:colleague|friend|neighbour|neighbor|boss|manager|coworker|co-worker|"
                   r"cousin|teammate|client|partner|sister|brother|mother|father|mom|dad|son|daughter|wife|husband)\s+)?",
                   "", text.strip())

@@ -170,6 +170,13 @@ def test_the_plan_lists_what_it_compared():
     ("Charles is a pilot.", "charles"),
     ("James moved to Leeds.", "james"),  # a past verb fits a name and a plural alike: the name is kept
     ("Jess said yes.", "jess"),
+    # whoever fills one of the user's roles, said first, is not whom the sentence is about: the user's role is
+    ("Kofi is User's personal trainer.", ""),
+    ("Steve coaches User's Sunday league team.", ""),
+    ("Dr. Shah is User's dentist.", ""),
+    # ... but a relative named so is the one it is about
+    ("Maria is User's sister.", "maria"),
+    ("Kofi is Jon's personal trainer.", "kofi"),
 ])
 def test_named_subject(text, about):
     assert named_subject(text) == about

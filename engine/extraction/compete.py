@@ -273,8 +273,21 @@ def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
 _KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
 # "Marco is User's personal trainer", "Steve coaches User's team": the name opening it is the role's holder, the one
 # who does it.
-_ROLE_HOLDER_FIRST = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+(?:(?:is|was)\s+(?:User|[A-Z][\w-]*)'s|"
+_ROLE_HOLDER_FIRST = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+"
+                                r"(?:(?:is|was)\s+(?:User|[A-Z][\w-]*)'s|"
                                 r"(?:now\s+|still\s+)?[a-z]+(?<!'s)s\s+User(?:'s)?)\s")
+
+
+def holds_users_role(text: str) -> bool:
+    """Does a memory sentence open with whoever fills one of the user's roles ("Kofi is User's personal trainer",
+    "Steve coaches User's team"), not with a relative of theirs ("Maria is User's sister")? It is the user's."""
+    match = _ROLE_HOLDER_FIRST.match(text.strip())
+    if match is None or " User" not in match.group(0):
+        return False
+    role = text.strip()[match.end():].split()
+    return not (role and role[0].strip(".,").casefold() in _KIN)
+
+
 _AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
 # The speaker doing it ("User manages two interns") fills no role a person holds for them; "User is training with
 # Rob" names who does. A tool is another matter: "User tracks bugs in Jira" is what the bug tracker does.
