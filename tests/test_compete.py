@@ -80,6 +80,9 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     # a name opening "X coaches User's team" is the one who does it, a value the sentence holds
     ("Steve coaches User's five-a-side team.", "User's five-a-side team has a new coach now, Ray Dunne.", True),
     ("Steve coaches User's five-a-side team.", "User's five-a-side team plays on Thursdays now.", False),
+    # ... and so is one opening the new sentence: "Nia babysits for User now" names the new babysitter
+    ("User's babysitter is Chloe.", "Nia babysits for User now.", True),
+    ("User's babysitter is Chloe.", "Nia babysits for Tom's kids now.", False),
     # the user doing it fills no role of theirs: "User manages two interns" says nothing of User's manager
     ("User's line manager is Claire.", "User manages two interns now, Sam and Bea.", False),
     # a name is no doing: "Hamburg" is where, not what a hamburger does

@@ -174,6 +174,7 @@ def test_the_plan_lists_what_it_compared():
     ("Kofi is User's personal trainer.", ""),
     ("Steve coaches User's Sunday league team.", ""),
     ("Dr. Shah is User's dentist.", ""),
+    ("Nia babysits for User now.", ""),
     # ... but a relative named so is the one it is about
     ("Maria is User's sister.", "maria"),
     ("Kofi is Jon's personal trainer.", "kofi"),

@@ -271,11 +271,11 @@ def names_another_of_its_kind(old_text: str, new_text: str) -> bool:
 
 
 _KIN = frozenset(word for words, _ in RELATIVES for word in words.split())
-# "Marco is User's personal trainer", "Steve coaches User's team": the name opening it is the role's holder, the one
-# who does it.
+# "Marco is User's personal trainer", "Steve coaches User's team", "Nia babysits for User": the name opening it is
+# the role's holder, the one who does it.
 _ROLE_HOLDER_FIRST = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?\s+"
                                 r"(?:(?:is|was)\s+(?:User|[A-Z][\w-]*)'s|"
-                                r"(?:now\s+|still\s+)?[a-z]+(?<!'s)s\s+User(?:'s)?)\s")
+                                r"(?:now\s+|still\s+)?[a-z]+(?<!'s)s\s+(?:(?:for|with)\s+)?User(?:'s)?)(?:\s|[.,!]|$)")
 
 
 def holds_users_role(text: str) -> bool:
@@ -327,12 +327,13 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
     shared = ((topic_words(old_text) & topic_words(new_text)) | _doer_and_doing(old_text, new_text)) - people
     if not shared:
         return False
-    # A person in the conversation is whom a sentence is about or said to, not a value it holds; a name opening the
-    # old sentence is one it holds ("Marco is User's personal trainer").
+    # A person in the conversation is whom a sentence is about or said to, not a value it holds; a name opening a
+    # sentence as the holder of the user's role is one it holds ("Marco is User's personal trainer").
     old_values = (held_values(old_text) if _ROLE_HOLDER_FIRST.match(old_text) else _value_tokens(old_text)) - people
-    new_values = _value_tokens(new_text) - people
+    new_values = (held_values(new_text) if _ROLE_HOLDER_FIRST.match(new_text) else _value_tokens(new_text)) - people
     old_kinds = value_kinds(old_text, sentence=True) | ({"name"} if old_values - _value_tokens(old_text) else set())
-    if not old_kinds & _kinds_besides_when(new_text):
+    new_kinds = _kinds_besides_when(new_text) | ({"name"} if new_values - _value_tokens(new_text) else set())
+    if not old_kinds & new_kinds:
         return False
     if old_values and not new_values:
         # a time said in words is a value too: "moved my training to lunchtimes" after "trains at 6am"
