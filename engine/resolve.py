@@ -237,11 +237,15 @@ _NOT_NAMES = {"the", "a", "an", "this", "that", "these", "those", "my", "our", "
               "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
 
+# "Babysitter: Chloe.", "Dog walker: Fern": a label with what it is given as, no one the sentence is about.
+_LABEL = re.compile(r"^[A-Z][a-z]+(?:\s[a-z]+){0,2}:\s")
+
+
 def named_subject(text: str) -> str:
     """Whom a memory's sentence is about when it is not the user: the leading proper name
     ("User's colleague Sven Silva moved to Bergen." -> "sven silva"); "" for the user or nothing. Whoever fills one
     of the user's roles, said first, is no one it is about ("Kofi is User's personal trainer": the user's role is)."""
-    if holds_users_role(text):
+    if holds_users_role(text) or _LABEL.match(text.strip()):
         return ""
     rest = re.sub(r"^User(?:'s)?\s+(?:(?:colleague|friend|neighbour|neighbor|boss|manager|coworker|co-worker|"
                   r"cousin|teammate|client|partner|sister|brother|mother|father|mom|dad|son|daughter|wife|husband)\s+)?",

@@ -175,6 +175,9 @@ def test_the_plan_lists_what_it_compared():
     ("Steve coaches User's Sunday league team.", ""),
     ("Dr. Shah is User's dentist.", ""),
     ("Nia babysits for User now.", ""),
+    # a label said with a colon ("Babysitter: Chloe.") names what is given, not whom it is about
+    ("Babysitter: Chloe.", ""),
+    ("Dog walker: Fern, weekdays.", ""),
     # ... but a relative named so is the one it is about
     ("Maria is User's sister.", "maria"),
     ("Kofi is Jon's personal trainer.", "kofi"),
