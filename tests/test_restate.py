@@ -40,6 +40,10 @@ RESTATED = [
 ]
 
 KEPT = [
+    # "from this month" says when, not what was replaced; "to school is ..." is a clause, no value
+    ("User's husband drives the kids to school every morning.",
+     "from this month the driver for the kids to school is our neighbour Olga"),
+    ("User's gym is PureGym.", "from next week the gym near the office to train is the plan"),
     # nothing says what took the old value's place, or the old memory does not hold what was replaced
     ("User commutes by bus.", "I switched to cycling to work since spring."),
     ("User uses Trello for tasks.", "I replaced it."),

@@ -39,6 +39,12 @@ _NAMED = [
     re.compile(r"\b(?:renamed|swapped|traded|exchanged)\s+(?:in\s+)?(?P<old>.+?)\s+(?:for|to|with)\s+(?P<new>.+)",
                re.IGNORECASE),
 ]
+# "from this month ...", "from next week ...": when a change holds from, not the value it replaces.
+_WHEN_FROM = re.compile(r"(?:this|next|last|the start of|the end of|now|today|tomorrow|monday|tuesday|wednesday|"
+                        r"thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+                        r"september|october|november|december)\b", re.IGNORECASE)
+# A new value said as a clause of its own ("... to school is our neighbour Olga") is no value.
+_A_CLAUSE = re.compile(r"^\s*\w+(?:\s+\w+)?\s+(?:is|are|was|were)\s", re.IGNORECASE)
 # "renamed master to main" names the old value; "renamed the Slack workspace to acme-eng" names the thing.
 _RENAMED_THING = re.compile(rf"\brenamed\s+{_DETERMINER}\s", re.IGNORECASE)
 # The change names what changed, not its old value: "switched payroll over to Personio".
@@ -69,6 +75,8 @@ def restate(old_text: str, clause: str) -> Restated | None:
             return Restated(*moved)
     for pattern in _NAMED:
         match = pattern.search(clause)
+        if match and _WHEN_FROM.match(match.group("old")):
+            continue  # "from this month the driver ... is ...": when it changes, not what it was
         if match and not _RENAMED_THING.search(clause):
             new = _new_value(match.group("new"))
             old = re.sub(r"\s+(?:in|back|up|off|away)$", "", _bare(match.group("old")), flags=re.IGNORECASE)
@@ -213,6 +221,8 @@ def _bare(phrase: str) -> str:
 
 
 def _new_value(phrase: str) -> str | None:
+    if _A_CLAUSE.search(phrase):
+        return None  # "school is our neighbour Olga": a clause of its own, no value
     value = phrase.strip()
     while True:
         cut = _VALUE_END.sub("", value).strip()
