@@ -292,6 +292,19 @@ _CONTRAST_FAMILIES: tuple[tuple[frozenset[str], ...], ...] = tuple(
 )
 
 
+@lru_cache(maxsize=1024)
+def _members_asked(query: str) -> tuple[tuple[tuple[frozenset[str], ...], frozenset[int]], ...]:
+    """Each contrast family the question names a member of, with the members it names. Cached: recall asks it of
+    one question once per candidate memory."""
+    asked = _word_set(query)
+    found = []
+    for family in _CONTRAST_FAMILIES:
+        in_question = frozenset(i for i, member in enumerate(family) if member & asked)
+        if in_question:
+            found.append((family, in_question))
+    return tuple(found)
+
+
 @lru_cache(maxsize=4096)
 def _word_set(text: str) -> frozenset[str]:
     # Cached: recall asks it of the same question once per candidate memory.
@@ -362,11 +375,8 @@ def contrast_mismatch(query: str, memory_text: str) -> bool:
         held = _credential_kinds(memory_text)
         if held and not held & asked_credentials:
             return True
-    asked = _word_set(query)
-    for family in _CONTRAST_FAMILIES:
-        in_question = {i for i, member in enumerate(family) if member & asked}
-        if not in_question:
-            continue  # most questions name no member: the memory's words are never looked at
+    # most questions name no member: the memory's words are never looked at
+    for family, in_question in _members_asked(query):
         said = _word_set(memory_text)
         in_memory = {i for i, member in enumerate(family) if member & said}
         if in_memory and not in_question & in_memory:
@@ -655,8 +665,10 @@ def in_the_memorys_words(text: str, memory_text: str,
                                      lambda m: m.group(0) if _of_someone_else(m.string, m.start()) else other,
                                      swapped, flags=re.IGNORECASE)
     for general, covered in _GENERAL_MEMBER_WORDS:
+        if not general.search(swapped):
+            continue
         named = [member for family in _CONTRAST_FAMILIES for member in family if member & covered and member & said]
-        if len(named) == 1 and general.search(swapped):
+        if len(named) == 1:
             other = next(w for w in memory_words if _singular(w) in named[0])
             swapped = general.sub(lambda m: m.group(0) if _of_someone_else(m.string, m.start()) else other, swapped)
     if same_thing is not None:
