@@ -519,26 +519,43 @@ def lacks_asked_value(query: str, memory_text: str, *, dated: bool = False) -> b
     currency sign; a time needs a clock time, a day, a date, a month, a
     year, a part of the day or a word like "ago" ("when is Elena's birthday?" is not answered by "User's wife is
     named Elena"), except that a past event told in a dated message (`dated`) is dated by it."""
-    if _ASKS_YEAR.search(query):
+    asked = _asked_value(query)
+    if asked == "year":
         return not _YEAR_SAID.search(memory_text)  # "what year was I born?" is not answered by "born on 12 June"
-    if _ASKS_TIME.search(query):
-        if dated and _ASKS_PAST.search(query):
+    if asked in ("time", "past time"):
+        if dated and asked == "past time":
             return False
         said = _HOW_LONG_ONLY.sub(" ", memory_text)  # "married 10 years" says how long, not when
         return not (has_time(said) or _WHEN_WORDS.search(said))
-    if _ASKS_NAME.search(query):
+    if asked == "name":
         return not _names_something_new(query, memory_text)
-    if _ASKS_MEASURE.search(query):
+    if asked == "measure":
         return not (re.search(r"\d", memory_text) or _word_set(memory_text) & _MEASURE_WORDS)
-    if _ASKS_PLACE.search(query):
+    if asked == "place":
         return not (_PLACE_SAID.search(memory_text) or _names_something_new(query, memory_text))
-    if _ASKS_PERSON.search(query):
+    if asked == "person":
         return not _names_a_person(query, memory_text)
-    if _ASKS_EMAIL.search(query):
+    if asked == "email":
         return not re.search(r"@|\b(?:email|e-mail)\b", memory_text, re.IGNORECASE)
-    if _ASKS_NUMBER.search(query) or _ASKS_PRICE.search(query):
+    if asked == "number":
         return not (_CURRENCY.search(memory_text) or _word_set(memory_text) & _NUMBER_WORDS)
     return False
+
+
+@lru_cache(maxsize=1024)
+def _asked_value(query: str) -> str:
+    """The kind of value a question asks for, as lacks_asked_value reads it, in its order; "" for none. Cached:
+    recall asks it of one question once per candidate memory."""
+    if _ASKS_YEAR.search(query):
+        return "year"
+    if _ASKS_TIME.search(query):
+        return "past time" if _ASKS_PAST.search(query) else "time"
+    for kind, pattern in (("name", _ASKS_NAME), ("measure", _ASKS_MEASURE), ("place", _ASKS_PLACE),
+                          ("person", _ASKS_PERSON), ("email", _ASKS_EMAIL), ("number", _ASKS_NUMBER),
+                          ("number", _ASKS_PRICE)):
+        if pattern.search(query):
+            return kind
+    return ""
 
 
 # --- names a question is about ------------------------------------------------------------------
