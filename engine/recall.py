@@ -235,11 +235,11 @@ class Recall:
         """A question naming a relative, pet or carer one way ("grandmother", "dog", "GP") is said again as each of
         the `member_words` candidates nearest it names the same one ("nan", "spaniel", "doctor";
         questions.in_the_memorys_words), and so is any thing the question names that the memory calls by another
-        word for it ("pushchair" said as "stroller"; with kinds, kinds.Kinds.same_thing), all in one encode call, and
-        the candidate's semantic cosine is the better of the two. Only the same member: a memory about another relative is said with no other word, and is
-        dropped as a near miss later."""
+        word for it ("pushchair" said as "stroller"; with kinds and `thing_words`, kinds.Kinds.same_thing), all in one
+        encode call, and the candidate's semantic cosine is the better of the two. Only the same member: a memory
+        about another relative is said with no other word, and is dropped as a near miss later."""
         said = []
-        same_thing = self.kinds.same_thing if self.kinds is not None else None
+        same_thing = self.kinds.same_thing if self.kinds is not None and self.settings.thing_words else None
         for hit in sorted(candidates, key=lambda h: h.semantic, reverse=True)[:self.settings.member_words]:
             sentence = questions.in_the_memorys_words(query_text, hit.memory.text, same_thing=same_thing)
             if sentence:
@@ -327,7 +327,8 @@ class Recall:
                     or not self._names_all(said_text, possessed)):
                 continue
             # said with the memory's word for the relative or pet it names too ("User plays chess with grandad")
-            stated = (questions.in_the_memorys_words(statement_text, hit.memory.text, same_thing=self.kinds.same_thing)
+            same_thing = self.kinds.same_thing if self.settings.thing_words else None
+            stated = (questions.in_the_memorys_words(statement_text, hit.memory.text, same_thing=same_thing)
                       if self.settings.member_words else None) or statement_text
             # Instances come from what was said, not from the question a reply answers (replies.said).
             for word in common_words(said_text):

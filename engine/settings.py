@@ -141,9 +141,11 @@ class Settings(BaseSettings):
     kind_statements: int = Field(8, ge=0, le=64)
     # For this many of the candidates nearest the question, a relative, pet or carer the question names is said
     # as the memory names the same one ("where does the user's nan live?" for "where does my grandmother live?" of
-    # "Nan's been living in cardiff"), and so is any thing the memory calls by another word for it (with kind_terms:
-    # "pushchair" as "stroller"), and that question compared with the memory too. 0 turns it off.
+    # "Nan's been living in cardiff"), and that question compared with the memory too. 0 turns it off.
     member_words: int = Field(8, ge=0, le=64)
+    # ... and any other thing the question names is said as such a memory calls it by another word WordNet gives for
+    # it ("pushchair" as "stroller"; needs kind_terms). False: only relatives, pets and carers.
+    thing_words: bool = True
     # Another thing of the kind a memory names, said with a word of change about the same thing ("it's only lettuce
     # up there now" after "User is growing tomatoes on the balcony": two vegetables, WordNet says), replaces that
     # memory when at least this similar (resolve.py rule 14). None turns it off.
