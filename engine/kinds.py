@@ -59,6 +59,10 @@ PAIR_LEXICOGRAPHER_FILES = frozenset({"04", "05", "06", "13", "17", "20", "27"})
 SAME_SENSES = 3
 SAME_LEMMAS = 2
 SAME_NOT_LEXICOGRAPHER_FILES = frozenset({"07", "09", "12", "16", "22", "23", "24", "26"})
+# A thing one has or uses, eats, grows or makes, or a person (animals, artifacts, food, objects, people, plants,
+# substances): what a question's word may be said as another word for (recall's thing words), not a place, a time, a
+# doing or a group ("places" is no "spot" one has).
+THING_LEXICOGRAPHER_FILES = frozenset({"05", "06", "13", "17", "18", "20", "27"})
 
 
 class Kinds(Protocol):
@@ -76,8 +80,9 @@ class Kinds(Protocol):
         "spirits")?"""
         ...
 
-    def same_thing(self, a: str, b: str) -> bool:
-        """Do two different lower-case words name one thing ("specs", "glasses"; "pram", "stroller")?"""
+    def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
+        """Do two different lower-case words name one thing ("specs", "glasses"; "pram", "stroller")? With
+        `things_only`, one had or used, made, eaten or grown, or a person (not a place, a time or a doing)."""
         ...
 
 
@@ -134,7 +139,7 @@ class WordNetKinds:
         lemmas = {"_".join(before + [form]) for form in _singulars(last)}  # "soft drinks" is filed as "soft_drink"
         return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
 
-    def same_thing(self, a: str, b: str) -> bool:
+    def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         if a == b:
             return False
         keys_a = self._same_keys.get(a)
@@ -143,7 +148,11 @@ class WordNetKinds:
         keys_b = self._same_keys.get(b)
         if keys_b is None:
             keys_b = self._same_keys[b] = self._keys_by_form(b)
-        return not keys_a.isdisjoint(keys_b)
+        shared = keys_a & keys_b
+        if things_only and shared:
+            files = _nouns(str(self.directory)).lexicographer_file
+            return any(files[o] in THING_LEXICOGRAPHER_FILES for o in shared)
+        return bool(shared)
 
     def _keys_by_form(self, word: str) -> frozenset[str]:
         # the word as WordNet lists it: "glasses" as itself, "sofas" as "sofa"

@@ -6,6 +6,7 @@ import re
 import threading
 import time
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 
@@ -239,12 +240,20 @@ class Recall:
         encode call, and the candidate's semantic cosine is the better of the two. Only the same member: a memory
         about another relative is said with no other word, and is dropped as a near miss later."""
         said = []
-        same_thing = self.kinds.same_thing if self.kinds is not None and self.settings.thing_words else None
+        same_thing = self._thing_words() if self.kinds is not None else None
         for hit in sorted(candidates, key=lambda h: h.semantic, reverse=True)[:self.settings.member_words]:
             sentence = questions.in_the_memorys_words(query_text, hit.memory.text, same_thing=same_thing)
             if sentence:
                 said.append((hit.memory.id, sentence))
         return self._lifted(candidates, "semantic", self._nearest_cosines(said))
+
+    def _thing_words(self) -> Callable[[str, str], bool] | None:
+        """Do two words name one thing one has or uses (kinds.Kinds.same_thing, things only: "pushchair" and
+        "stroller", not "places" and "spot"), when `thing_words` is on."""
+        if not self.settings.thing_words:
+            return None
+        kinds = self.kinds
+        return lambda a, b: kinds.same_thing(a, b, things_only=True)
 
     def _nearest_cosines(self, said: list[tuple[int, str]]) -> dict[int, float]:
         """Each memory's cosine to the nearest of the sentences said for it ((memory id, sentence) pairs), with
@@ -327,7 +336,7 @@ class Recall:
                     or not self._names_all(said_text, possessed)):
                 continue
             # said with the memory's word for the relative or pet it names too ("User plays chess with grandad")
-            same_thing = self.kinds.same_thing if self.settings.thing_words else None
+            same_thing = self._thing_words()
             stated = (questions.in_the_memorys_words(statement_text, hit.memory.text, same_thing=same_thing)
                       if self.settings.member_words else None) or statement_text
             # Instances come from what was said, not from the question a reply answers (replies.said).

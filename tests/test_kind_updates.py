@@ -38,7 +38,7 @@ class TableKinds:
     def is_a(self, word: str, kind: str) -> bool:
         return kind in _TABLE.get(word, (None, ()))[1]
 
-    def same_thing(self, a: str, b: str) -> bool:
+    def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return False
 
 

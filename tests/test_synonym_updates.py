@@ -43,6 +43,16 @@ def test_not_one_thing(wordnet, a, b):
     assert not wordnet.same_thing(a, b)
 
 
+@pytest.mark.parametrize("a, b, thing", [
+    # things one has or uses, and people, are things; a place, a time or a doing is not
+    ("pram", "pushchair", True), ("sofa", "couch", True), ("hairdresser", "stylist", True),
+    ("place", "spot", False), ("holiday", "vacation", False),
+])
+def test_one_thing_had_or_used(wordnet, a, b, thing):
+    assert wordnet.same_thing(a, b)
+    assert wordnet.same_thing(a, b, things_only=True) is thing
+
+
 # The same relation as a table, for the rule's tests below.
 _SAME = {frozenset(p) for p in [("specs", "glasses"), ("pram", "stroller"), ("sofa", "couch"), ("film", "movie"),
                                 ("flat", "apartment")]}
@@ -58,7 +68,7 @@ class TableKinds:
     def is_a(self, word: str, kind: str) -> bool:
         return False
 
-    def same_thing(self, a: str, b: str) -> bool:
+    def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return frozenset((a, b)) in _SAME
 
 
