@@ -324,7 +324,9 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
         return True
     if other_things(old_text, new_text):
         return False
-    shared = ((topic_words(old_text) & topic_words(new_text)) | _doer_and_doing(old_text, new_text)) - people
+    # the doer and the doing only when no word is shared (read lazily: ingest asks this of each nearest memory)
+    shared = ((topic_words(old_text) & topic_words(new_text)) - people
+              or _doer_and_doing(old_text, new_text) - people)
     if not shared:
         return False
     # A person in the conversation is whom a sentence is about or said to, not a value it holds; a name opening a
@@ -1157,9 +1159,11 @@ _MEALS = frozenset("breakfast breakfasts lunch lunches dinner dinners supper sup
 _VERB_AFTER_SUBJECT = re.compile(r"^(?:User|[A-Z][\w-]*)\s+(?:\w+ly\s+)?(\w+)")
 
 
+@lru_cache(maxsize=8192)
 def _things_said(text: str) -> dict[str, str]:
     """The lower-case words of a memory sentence that may name a thing it holds, by their stem: not a name, a word in
-    a verb's place, a word ending "-ing" or "-ed", nor a meal."""
+    a verb's place, a word ending "-ing" or "-ed", nor a meal. Cached (ingest reads the same nearest memories message
+    after message): read it, never change it."""
     from ..kinds import common_words  # kinds reads no file at import; the import is here to keep compete's light
 
     verb = _VERB_AFTER_SUBJECT.match(text.strip())
