@@ -847,6 +847,10 @@ def test_a_lower_case_name_after_a_title_is_a_name(message, name):
     assert any(name in c.text for c in extract(message))
 
 
+def test_milliseconds_are_no_title():
+    assert not any("Ms On" in c.text or "Ms on" in c.text for c in extract("our API responds in 200 ms on average"))
+
+
 @pytest.mark.parametrize("message", [
     "been training with a woman called Sandra since march",
     "I have been seeing a guy called Tomasz for a while",

@@ -178,19 +178,9 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     return _dedupe(candidates + people)
 
 
-# A sentence that ends naming a new thing of one's own ("New mobile.", "found a new stylist!!!"), and one after it that
-# is only a name and where or what it is ("Pixel 8a.", "Marco at the Cutting Room, never going back"): the name is
-# that thing's, said as chat says it, with a full stop for a comma. Not a name that does something ("Sarah says
-# it's too big"), nor a sentence opening with a word that is no name ("It's a Trek", "The one from Argos").
-_NEW_THING_END = re.compile(r"\bnew\s+(?:[a-z-]+\s+){0,2}[a-z-]+\s*(?:[.!…]+)?\s*$", re.IGNORECASE)
-_NAME_ALONE = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'&.+-]*(?:\s+[A-Z0-9][\w'&.+-]*)*"
-                         r"(?=\s*(?:$|[,.!;:…-]|\s(?:at|from|in|on|with|by|for|of|off|near|over)\b))")
-_NO_NAME = frozenset("i i'm im i've it it's its the this that these those my our he she they we you there here a an "
-                     "new so and but yes no ok okay well anyway also".split())
-
-
 # A name typed in lower case after a title ("registered with dr oyelaran now"): the title says it is a name.
-_LOWER_TITLED = re.compile(r"\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][a-z'-]+)\b", re.IGNORECASE)
+# Not after a number: "200 ms on average" is a time.
+_LOWER_TITLED = re.compile(r"(?<!\d)(?<!\d )\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][a-z'-]+)\b", re.IGNORECASE)
 
 
 def _titled_names(message: str) -> str:
@@ -207,6 +197,17 @@ def _new_one_named(message: str) -> str:
     if old is None:
         return message
     return message[:old.end()] + _NEW_ONE.sub(lambda m: f"{m.group(0)[:4]}{old.group(1)}", message[old.end():])
+
+
+# A sentence that ends naming a new thing of one's own ("New mobile.", "found a new stylist!!!"), and one after it that
+# is only a name and where or what it is ("Pixel 8a.", "Marco at the Cutting Room, never going back"): the name is
+# that thing's, said as chat says it, with a full stop for a comma. Not a name that does something ("Sarah says
+# it's too big"), nor a sentence opening with a word that is no name ("It's a Trek", "The one from Argos").
+_NEW_THING_END = re.compile(r"\bnew\s+(?:[a-z-]+\s+){0,2}[a-z-]+\s*(?:[.!…]+)?\s*$", re.IGNORECASE)
+_NAME_ALONE = re.compile(r"^(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'&.+-]*(?:\s+[A-Z0-9][\w'&.+-]*)*"
+                         r"(?=\s*(?:$|[,.!;:…-]|\s(?:at|from|in|on|with|by|for|of|off|near|over)\b))")
+_NO_NAME = frozenset("i i'm im i've it it's its the this that these those my our he she they we you there here a an "
+                     "new so and but yes no ok okay well anyway also".split())
 
 
 def _names_joined(sentences: list[str]) -> list[str]:
