@@ -11,6 +11,7 @@ that shares one weak word with the query does not get 1.0 just because nothing e
 """
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections import Counter
@@ -57,8 +58,9 @@ class _UserIndex:
         # BM25+ style idf that stays positive even for terms in most documents.
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def score(self, query_terms: list[str], doc_tokens: dict[int, list[str]] | None = None) -> dict[int, float]:
-        """Normalized scores of the documents that share at least one term with the query."""
+    def score(self, query_terms: list[str], doc_tokens: dict[int, list[str]] | None = None,
+              limit: int | None = None) -> dict[int, float]:
+        """Normalized scores of the documents that share at least one term with the query (the best `limit`)."""
         terms = list(dict.fromkeys(query_terms))
         if not terms or not self.lengths and not doc_tokens:
             return {}
@@ -69,10 +71,11 @@ class _UserIndex:
             return {}
         raw: dict[int, float] = {}
         if doc_tokens is None:
+            lengths, scale = self.lengths, B / max(avg, 1e-9)
             for term in terms:
+                weight = idfs[term] * (K1 + 1)
                 for doc_id, tf in self.postings.get(term, {}).items():
-                    norm = K1 * (1 - B + B * self.lengths[doc_id] / max(avg, 1e-9))
-                    raw[doc_id] = raw.get(doc_id, 0.0) + idfs[term] * tf * (K1 + 1) / (tf + norm)
+                    raw[doc_id] = raw.get(doc_id, 0.0) + weight * tf / (tf + K1 * (1 - B + scale * lengths[doc_id]))
         else:  # score documents outside the index (superseded memories) with this index's statistics
             for doc_id, tokens in doc_tokens.items():
                 counts = Counter(tokens)
@@ -80,7 +83,10 @@ class _UserIndex:
                 s = sum(idfs[t] * counts[t] * (K1 + 1) / (counts[t] + norm) for t in terms if counts.get(t))
                 if s > 0:
                     raw[doc_id] = s
-        return {doc_id: min(1.0, s / ceiling) for doc_id, s in raw.items()}
+        # a common word scores thousands of documents: the best are taken (as capped) before any is normalized
+        best = (heapq.nlargest(limit, raw.items(), key=lambda kv: min(kv[1], ceiling)) if limit is not None
+                else raw.items())
+        return {doc_id: min(1.0, s / ceiling) for doc_id, s in best}
 
 
 class LexicalIndex:
@@ -137,11 +143,12 @@ class LexicalIndex:
 
     def search(self, user_id: str, query_terms: list[str], limit: int) -> dict[int, float]:
         with self._lock:
-            scores = self._index(user_id).score(query_terms)
-        if len(scores) > limit:
-            best = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)[:limit]
-            return dict(best)
-        return scores
+            return self._index(user_id).score(query_terms, limit=limit)
+
+    def has_term(self, user_id: str, term: str) -> bool:
+        """Does any of the user's indexed documents carry the term?"""
+        with self._lock:
+            return bool(self._index(user_id).postings.get(term))
 
     def score_documents(self, user_id: str, query_terms: list[str], docs: dict[int, list[str]]) -> dict[int, float]:
         with self._lock:

@@ -338,9 +338,11 @@ def _favourite_kind(text: str) -> int | str | None:
 _CREDENTIAL = re.compile(r"\b([\w-]+)\s+(?:codes?|passwords?|passcodes?|pins?|combinations?|combos?)\b", re.IGNORECASE)
 
 
-def _credential_kinds(text: str) -> set[str]:
-    return {kind for m in _CREDENTIAL.finditer(text)
-            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS}
+@lru_cache(maxsize=4096)
+def _credential_kinds(text: str) -> frozenset[str]:
+    # Cached, like _word_set: recall asks it of the same question once per candidate memory.
+    return frozenset({kind for m in _CREDENTIAL.finditer(text)
+            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS})
 
 
 # A question whose subject is the speaker: "where do I live?", "do I have any allergies?", "am I vegan?".
@@ -348,6 +350,7 @@ _ASKS_OF_THE_SPEAKER = re.compile(r"^\s*(?:(?:what|which|where|when|why|how|who|
                                   r"(?:do|did|am|was|have|had|can|could|should|will|would)\s+I\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1024)
 def asks_of_the_speaker_alone(query: str) -> bool:
     """Is a question about the one asking, naming no one else: no relation, role or title ("my sister", "my GP"),
     no name ("Maya")?"""

@@ -6,6 +6,7 @@ import re
 import threading
 import time
 from dataclasses import replace
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -116,6 +117,12 @@ class SpeakerCache:
 
 def _first_names(names) -> set[str]:
     return {name.split()[0] for name in names if name.split() and len(name.split()[0]) >= 2}
+
+
+@lru_cache(maxsize=16384)
+def _memory_terms(text: str, attribute: str) -> frozenset[str]:
+    # Cached: every question tokenizes its few dozen candidates again, and a store's texts do not change.
+    return frozenset(lexical_document(text, attribute))
 
 
 class Recall:
@@ -230,7 +237,7 @@ class Recall:
 
     @staticmethod
     def _coverage(terms: list[str], memory) -> float:
-        return round(textlib.content_coverage(terms, lexical_document(memory.text, memory.attribute)), 6)
+        return round(textlib.content_coverage(terms, _memory_terms(memory.text, memory.attribute)), 6)
 
     def _members_in_the_memorys_words(self, query_text: str, candidates: list[Hit]) -> list[Hit]:
         """A question naming a relative, pet or carer one way ("grandmother", "dog", "GP") is said again as each of
@@ -370,7 +377,7 @@ class Recall:
             return True
         terms = textlib.tokenize(name)
         # A name that is also a common word ("Will", "May") tokenizes to nothing: it cannot be told apart.
-        return not terms or all(self.sync.lexical.search(user_id, [term], 1) for term in terms)
+        return not terms or all(self.sync.lexical.has_term(user_id, term) for term in terms)
 
     def _alias_names(self, user_id: str, query: str) -> str:
         """Memories are embedded with their person as "User" (see extract.embedding_text); a question

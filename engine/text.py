@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Iterable
 
 # --- validation -------------------------------------------------------------------------------
 
@@ -306,7 +307,7 @@ def is_question_or_request(clause: str) -> bool:
     return bool(_REQUEST_START.match(c))
 
 
-def content_coverage(question_terms: list[str], memory_terms: list[str]) -> float:
+def content_coverage(question_terms: Iterable[str], memory_terms: Iterable[str]) -> float:
     """The share of the question's distinct content words (tokenize() output) that the memory carries:
     a memory with every content word of the question is lexical evidence even when its cosine is low."""
     asked = set(question_terms)

@@ -76,3 +76,20 @@ def test_documents_outside_the_index_use_its_statistics():
 def test_search_limit(limit):
     lex = LexicalIndex(lambda user: [(i, tokenize(f"linux box {i}")) for i in range(5)])
     assert len(lex.search("u", tokenize("linux"), limit)) == limit
+
+
+def test_search_keeps_the_best_scores_in_full_order():
+    # The limit takes the best documents before normalizing; it must keep what a full sort would keep.
+    docs = [(i, tokenize("linux " * (1 + i % 3) + "box " * (i % 5) + f"note{i}")) for i in range(40)]
+    lex = LexicalIndex(lambda user: docs)
+    everything = lex.search("u", tokenize("linux box"), 1000)
+    best = sorted(everything.items(), key=lambda kv: kv[1], reverse=True)[:7]
+    assert list(lex.search("u", tokenize("linux box"), 7).items()) == best
+
+
+def test_has_term_follows_adds_and_removals():
+    lex = LexicalIndex(lambda user: [(1, tokenize("User uses Vim"))] if user == "a" else [])
+    assert lex.has_term("a", tokenize("vim")[0])
+    assert not lex.has_term("b", tokenize("vim")[0])
+    lex.remove("a", 1)
+    assert not lex.has_term("a", tokenize("vim")[0])
