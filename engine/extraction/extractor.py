@@ -17,6 +17,7 @@ from .compete import value_kinds
 from .requests import instruction, unwrap
 from .handlers import Found
 from .rules import apply_rules
+from .second_language import standard_forms
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import CORRECTION_CUES, IMPORTANT, RELATIVES, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
 from .voice import PAST_TENSE, finish_sentence, person_names, restore_dropped_subject, third_person, unfold
@@ -151,7 +152,7 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
     people: list[Candidate] = []  # named inside questions and requests
     question = ""  # the question the sentence before asked, if it asked one
     sentences = _names_joined(textlib.split_sentences(_new_one_named(_titled_names(textlib.normalize(message)))))
-    for sentence in _pronouns_resolved([_kin_named(s) for s in sentences]):
+    for sentence in _pronouns_resolved([_kin_named(standard_forms(s)) for s in sentences]):
         instructed, rest = instruction(sentence, S) if subject_key == "user" else ([], sentence)
         if instructed:
             candidates.extend(instructed)

@@ -1,0 +1,59 @@
+"""English written as a second language leaves out the auxiliary before "not" and the "it" before "is"; the rules
+read the standard forms (extraction/second_language.py). The sentences are our own, not evaluation cases."""
+from __future__ import annotations
+
+import pytest
+
+from engine.extraction import extract
+from engine.extraction.second_language import standard_forms
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize("said, standard", [
+    # "not" with no auxiliary before a verb
+    ("I not drink coffee anymore", "I don't drink coffee anymore"),
+    ("we not use slack now, only teams", "we don't use slack now, only teams"),
+    ("my brother he not eat meat", "my brother he doesn't eat meat"),
+    ("she not likes the new flat", "she doesn't like the new flat"),
+    ("he not watches tv since the move", "he doesn't watch tv since the move"),
+    ("They not study there any more.", "They don't study there any more."),
+    # ... before a verb in -ing: the missing word is "am"/"are"/"is"
+    ("i not working at the bank anymore", "i'm not working at the bank anymore"),
+    ("they not living in Leeds now", "they are not living in Leeds now"),
+    # "is"/"was" with no "it", after a comma or "because"
+    ("i change it last month, now is with Three", "i change it last month, now it is with Three"),
+    ("I go by train because is more cheap", "I go by train because it is more cheap"),
+    ("we sold the car, was too old", "we sold the car, it was too old"),
+])
+def test_left_out_words_are_put_back(said, standard):
+    assert standard_forms(said) == standard
+
+
+@pytest.mark.parametrize("said", [
+    "I not sure yet",  # a describing word, not a verb
+    "we not happy with the landlord",
+    "I not only cook but also clean",
+    "I'm not sure",
+    "I do not drink",
+    "I don't drink",
+    "not bad at all",
+    "why not?",
+    "The plan now is to move in May",  # "is" has its subject
+    "tea, is it ok?",  # a question
+    "my sister lives in Rome and is a nurse",  # "is" shares "my sister"
+    "It is not my car",
+    "she is not here",
+    "I asked my brother not to tell her",
+    "I not went to the gym",  # a past form: what it should be is not this module's guess
+])
+def test_standard_english_is_left_as_it_is(said):
+    assert standard_forms(said) == said
+
+
+@pytest.mark.parametrize("message, stored", [
+    ("I not eat pork.", "User doesn't eat pork."),
+    ("my wife not drinks coffee", "User's wife doesn't drink coffee."),
+])
+def test_memories_are_stored_in_the_standard_form(message, stored):
+    assert [c.text for c in extract(message)] == [stored]
