@@ -57,6 +57,8 @@ CATEGORIES: dict[str, str] = {
     "kin_other_words": "Relatives and Pets Called by Another Word",
     "thing_other_word_updates": "Updates Calling the Thing by Another Word",
     "doer_doing_updates": "Updates Naming the Doer or the Doing",
+    "identity_frames": "Facts Said as the Frame of a Question",
+    "second_language_updates": "Updates in Second-Language English",
 }
 # Categories written for issue 10. Their splits follow `hash_splits` (the older ones keep the group rule
 # described in evaluation/README.md); both were applied once, before any result was seen.
@@ -68,7 +70,8 @@ HASH_SPLIT_CATEGORIES = ("facts_in_requests", "assistant_instructions", "verb_up
                          "topic_in_another_clause", "kept_frame_updates", "subjectless_facts",
                          "elliptical_updates", "reframed_updates", "questions_other_words", "kind_questions",
                          "kind_updates", "ended_by_kind", "kind_in_chat", "kin_other_words",
-                         "thing_other_word_updates", "doer_doing_updates")
+                         "thing_other_word_updates", "doer_doing_updates", "identity_frames",
+                         "second_language_updates")
 # Categories whose every case expects nothing served.
 UNKNOWN_CATEGORIES = ("unknown_answers", "unknown_near_misses")
 SPLITS = ("dev", "test")
