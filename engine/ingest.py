@@ -203,7 +203,8 @@ class Ingest:
         plan = self.plan(conn, user_id, cand, vector, message_id)
         # Rule 0: a value said for a while is kept beside the standing fact, whatever the rules below pair it with.
         for_a_while = plan.reason == FOR_A_WHILE
-        if not for_a_while and plan.action == "created" and after is not None and takes_the_place(cand, after[0]):
+        if (not for_a_while and plan.action == "created" and after is not None
+                and takes_the_place(cand, after[0], before[0] if before is not None else None)):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
                            reason="what holds instead of what the message's previous fact ended")

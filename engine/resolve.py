@@ -104,7 +104,9 @@ between John and Maria nearly every sentence names one of them.
    at least `synonym_update_floor` similar. The two words share no stem, and MiniLM puts the two sentences far apart
    (0.15 to 0.2 for these), so the floor is low: the other word is what says they are one thing. The new sentence
    must say another value (or a switch or an end), in place of the old; never a wish, an addition, someone else's
-   thing, or a memory of an accumulating slot.
+   thing, or a memory of an accumulating slot. An end said of "the old" thing ("sold the old laptop", "binned my old
+   kettle") ends the memory naming it by the same word too: "old" says which one. What the message says next as the
+   new one ("the new one is a MacBook Air") then takes the ending's place (takes_the_place).
 A single-valued canonical slot has one active value: an update replaces every active holder (also
 one kept beside another), and within one message the later statement wins.
 A new single-valued fact that does not replace the slot's holder is kept beside it, accumulating.
@@ -500,12 +502,24 @@ _HOLDS_INSTEAD = CuePattern(r"\b(?:now|instead|these days|nowadays|only|started|
                             r"picked up|joined|using|went with|gone with|moved)\b")
 
 
-def takes_the_place(cand: Candidate, ended: Plan | None) -> bool:
-    """Is a fact what took the place of the memory the message's previous fact said was no more? Said by the
-    same person, with a word for what holds now, and replacing nothing of its own."""
+# ... or said as the new one of what was ended: "got rid of the old tv!! the new one is a huge LG OLED" (the extractor
+# has made "the new one" "the new tv").
+_NEW_ONE_FIRST = re.compile(r"^(?:(?:the|my|our)\s+)?new\s+(?P<thing>[\w-]+)", re.IGNORECASE)
+
+
+def takes_the_place(cand: Candidate, ended: Plan | None, ending: Candidate | None = None) -> bool:
+    """Is a fact what took the place of the memory the message's previous fact (`ending`) said was no more? Said by
+    the same person, with a word for what holds now, or as the new one of the thing that fact ended; and replacing
+    nothing of its own."""
+    if ended is None or not ended.ends or cand.subject != "user" or cand.asked:
+        return False
     said = cand.clause if cand.understood else cand.value  # a clause no rule read keeps its restored "I" as value
-    return (ended is not None and ended.ends and cand.subject == "user" and not cand.asked
-            and bool(_SPEAKER_FIRST.match(said.strip())) and bool(_HOLDS_INSTEAD.search(cand.clause)))
+    if _SPEAKER_FIRST.match(said.strip()) and _HOLDS_INSTEAD.search(cand.clause):
+        return True
+    new_one = _NEW_ONE_FIRST.match(cand.clause.strip())
+    return bool(new_one and ending is not None and (
+        new_one["thing"].casefold() in ("one", "ones")
+        or set(tokenize(new_one["thing"])) & set(tokenize(ending.clause))))
 
 
 def _another_named_person(old_text: str, new_text: str) -> bool:
@@ -987,6 +1001,24 @@ _OWN_NEW = re.compile(r"(?:\b(?:my|our|got|get|gotten|bought|buy|found|find|pick
                       re.IGNORECASE)
 
 
+# An end said of "the old" thing ("sold the old laptop", "binned my old kettle"): the old one is the one a memory
+# holds, by that word or another for it. The thing is the last of the two words after "old" that may name one ("the
+# old sofa cushions" are cushions).
+_OLD_THING = re.compile(r"\b(?:the|my|our)\s+old\s+(?P<words>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.IGNORECASE)
+
+
+def _old_one_ended(cand: Candidate) -> str:
+    """The thing an ending clause says the speaker's old one of has gone ("laptop" in "sold the old laptop"), or ""."""
+    if not _ENDING.search(cand.clause):
+        return ""
+    found = _OLD_THING.search(_TOLD_WHEN.sub(" ", cand.text))  # "sold the old laptop last week"
+    if found is None:
+        return ""
+    things = set(things_said(cand.text))
+    named = [word for word in found["words"].casefold().split() if word in things]
+    return named[-1] if named else ""
+
+
 def _other_word_update(cand: Candidate, nearest: list[Neighbour], user_id: str, message_id: int, floor: float,
                        kinds: Kinds) -> tuple[list[int], str]:
     """Rule 16: the thing an old memory names, called by another word for it, with a word of change of one's own
@@ -995,7 +1027,8 @@ def _other_word_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
     if _accumulating(cand.attribute) or not in_place(cand.clause) or _ADDRESSED.search(cand.text):
         return [], ""
     switched = bool(SWITCH_CUES.search(cand.clause))
-    if not (cand.correction or switched or _KIND_CHANGE.search(cand.clause) or _MOVED.search(cand.clause)
+    old_one = _old_one_ended(cand)
+    if not (cand.correction or switched or old_one or _KIND_CHANGE.search(cand.clause) or _MOVED.search(cand.clause)
             or _OWN_NEW.search(cand.clause) or _OWN_NEW.search(cand.text)) or _one_more(cand.clause):
         return [], ""
     new_things = things_said(cand.text)
@@ -1007,9 +1040,13 @@ def _other_word_update(cand: Candidate, nearest: list[Neighbour], user_id: str, 
             continue
         if not (_same_subject(memory, cand) and _same_person(memory.text, cand)):
             continue
+        old_things = things_said(memory.text)
+        if old_one and any(tokenize(word) == tokenize(old_one) or kinds.same_thing(word, old_one)
+                           for word in old_things):
+            return [memory.id], (f"an end of the old {old_one}, the thing this memory holds, at least {floor} "
+                                 "similar")
         if not (switched or values_differ(memory.text, cand.text)):
             continue  # "User wears glasses for reading" says no other value of the specs
-        old_things = things_said(memory.text)
         pair = next(((old, new) for old in old_things if old not in new_things
                      for new in new_things if new not in old_things and kinds.same_thing(old, new)), None)
         if pair is not None:

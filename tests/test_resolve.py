@@ -423,6 +423,22 @@ def test_what_takes_the_place_of_an_ending(message, takes):
     assert not takes_the_place(cand, None)
 
 
+# ... or the new one of the thing the ending named, said as what it is.
+@pytest.mark.parametrize("ending, message, takes", [
+    ("sold the car", "new one is a blue hatchback from the dealer in town", True),
+    ("binned my phone", "the new one's a Samsung, much faster", True),
+    ("ditched the router", "our new router is from BT", True),
+    ("the van got written off", "new neighbours are lovely", False),  # not the thing that ended
+    ("gave up the cinema club", "the new Nolan film is great", False),
+])
+def test_the_new_one_of_what_ended_takes_its_place(ending, message, takes):
+    from engine.extraction import extract
+    from engine.resolve import Plan, takes_the_place
+    [ended], [cand] = extract(ending), extract(message)
+    assert takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=True), ended) is takes
+    assert not takes_the_place(cand, Plan("superseded", supersede_ids=[1], ends=True))
+
+
 # Rule 11: the thing named in the message's clause before, its new value said in this one.
 def _note(clause: str, text: str) -> Candidate:
     return Candidate(subject="user", attribute="note", value=clause, type="fact", importance=0.45, multi=True,

@@ -122,6 +122,26 @@ def test_the_same_thing_in_other_words_with_a_word_of_change_replaces(old, new, 
     assert (_plan(new, old, similarity).supersede_ids == [old.id]) is replaced
 
 
+LAPTOP = _memory(7, "User's laptop is a ThinkPad X1.", attribute="laptop")
+KETTLE = _memory(8, "User's kettle is a Breville.", attribute="kettle")
+
+
+# An end said of "the old" thing by its own word: the memory holding that thing is ended (what follows it in the
+# message may take its place, resolve.takes_the_place).
+@pytest.mark.parametrize("old, new, similarity, replaced", [
+    (LAPTOP, "User sold the old laptop last week.", 0.6, True),
+    (KETTLE, "User binned the old kettle, it kept tripping the fuse.", 0.5, True),
+    (SOFA, "User binned the old couch.", 0.5, True),  # and by another word for it
+    (SOFA, "User got rid of the old sofa cushions.", 0.5, False),  # the cushions, not the sofa
+    (LAPTOP, "User's brother sold his old laptop.", 0.5, False),  # someone else's
+    (LAPTOP, "User loved the old laptop.", 0.5, False),  # no end
+    (SOFA, "User wants to get rid of the old sofa.", 0.5, False),  # a wish
+    (LAPTOP, "User sold the old laptop.", 0.05, False),  # too far apart
+])
+def test_an_end_of_the_old_thing_ends_the_memory_holding_it(old, new, similarity, replaced):
+    assert (_plan(new, old, similarity).supersede_ids == [old.id]) is replaced
+
+
 def test_rule_16_is_off_without_kinds_or_a_floor():
     new = "User picked up new glasses last week, round Oliver Peoples."
     assert _plan(new, SPECS, 0.3, floor=None).supersede_ids == []
