@@ -108,10 +108,14 @@ _SAYS_SPEAKER = re.compile(r"^\s*(?:i|i'm|im|i've|we|we're)\b", re.IGNORECASE)
 
 
 # A dash sets a statement apart from what follows ("I'm vegan — any recipes?"); in a question, a
-# comma before a question word does ("I'm left-handed, which guitar should I buy?").
+# comma before a question word does ("I'm left-handed, which guitar should I buy?"), and so does one before a
+# proposal or a tag question that ends it ("can't come tonight because of judo, maybe next week?", "..., thoughts?",
+# "..., right?"); not "or maybe", which is one more choice of the same question.
 _DASH_SPLIT = re.compile(r"\s+[\u2014\u2013]\s*|\s*[\u2014\u2013]\s+|\s+--\s+")
 _QUESTION_SPLIT = re.compile(r",\s*(?=(?:what|which|how|any|can|could|should|would|where|when|who|is there|are there|"
-                             r"do you|does|did)\b)", re.IGNORECASE)
+                             r"do you|does|did|maybe|perhaps)\b|"
+                             r"(?:right|yeah|yes|no|ok|okay|eh|innit|thoughts|ideas|agreed|fair)\s*\?+\s*$)",
+                             re.IGNORECASE)
 
 
 # "Tom and I got married", "anna and I broke up": one subject of two people, which "and" must not split (the
@@ -128,6 +132,17 @@ def _compound_subject(match: re.Match[str]) -> str:
     return f"{match['space']}me and {other}"
 
 
+# A question after a statement of the speaker's: "we've booked Crete, good shout or too hot?", "my son is 5, is that
+# too young for ski school?". Only at the last comma, and only when what comes before opens with the speaker.
+_STATEMENT_THEN_QUESTION = re.compile(r"^(?P<said>(?:i|i'm|im|i've|i'd|we|we're|we've|my|our)\b[^,?]*),\s*"
+                                      r"(?P<asked>[^,]+\?+)\s*$", re.IGNORECASE)
+
+
+def _question_after_a_statement(piece: str) -> list[str]:
+    m = _STATEMENT_THEN_QUESTION.match(piece)
+    return [m["said"], m["asked"]] if m else [piece]
+
+
 def split_clauses(sentence: str) -> list[str]:
     """Split a sentence into clauses that each state one thing.
 
@@ -136,7 +151,7 @@ def split_clauses(sentence: str) -> list[str]:
     """
     pieces = _DASH_SPLIT.split(_COMPOUND_SUBJECT.sub(_compound_subject, sentence))
     if sentence.rstrip().endswith("?"):
-        pieces = [q for p in pieces for q in _QUESTION_SPLIT.split(p)]
+        pieces = [r for p in pieces for q in _QUESTION_SPLIT.split(p) for r in _question_after_a_statement(q)]
     parts = [p for piece in pieces for p in _CLAUSE_SPLIT.split(piece) if p and p.strip(" ,;")]
     clauses: list[str] = []
     for part in parts:

@@ -859,3 +859,46 @@ def test_a_doing_with_someone_called_x_is_no_new_relation(message):
     # "have been training with a woman" is no relation the user has; the sentence is kept as said
     assert not any(" is Sandra" in c.text or " is Tomasz" in c.text for c in extract(message))
     assert extract(message)
+
+
+# A statement with a tag question or a proposal after it ("..., maybe next week?", "..., thoughts?") is kept: only
+# its last part asks.
+@pytest.mark.parametrize("message, expected", [
+    ("sorry, can't come tonight because of my judo class, maybe next week?", "judo class"),
+    ("we're moving to Bristol in May, thoughts?", "Bristol"),
+])
+def test_a_statement_before_a_tag_question_is_kept(message, expected):
+    assert any(expected in c.text for c in extract(message))
+
+
+# Who the speaker is, said as the frame of a request or another statement ("As a vegan, any good recipes?"): a fact
+# of its own beside what the rest says.
+@pytest.mark.parametrize("message, expected", [
+    ("As a vegan, any good recipes for tofu?", "User is a vegan."),
+    ("as a nurse i do a lot of night shifts", "User works as a nurse."),
+    ("as a new mum, what baby monitor would you get?", "User is a new mum."),
+    ("As a total beginner, which guitar should I buy?", "User is a total beginner."),
+    # the frame ends where the question starts, and may say where or of what
+    ("as a freelance translator do I need to charge VAT?", "User works as a freelance translator."),
+    ("As a dad of two, how do you survive half term?", "User is a dad of two."),
+    ("as a nurse at St Thomas' do I get the NHS discount?", "User works at St Thomas."),
+    ("as a season ticket holder can I bring a guest?", "User is a season ticket holder."),
+])
+def test_who_the_speaker_is_said_as_a_frame_is_kept(message, expected):
+    assert expected in [c.text for c in extract(message)]
+
+
+@pytest.mark.parametrize("message, word", [
+    ("as a kid I loved lego", "kid"),  # who they were, not who they are
+    ("as a student I worked in a bar", "student"),  # told of the past
+    ("As a reminder, the meeting is at 3", "reminder"),
+    ("as a result we moved the launch", "result"),
+    ("As a matter of fact, what time is it?", "matter"),
+    ("as a starter, what goes with lamb?", "starter"),
+    ("my brother, as a nurse, works nights", "nurse"),  # someone else's frame
+    ("As a writer, Maria has always loved Paris", "writer"),
+    ("as a teacher, she gets the summers off", "teacher"),
+])
+def test_a_frame_that_says_no_identity_is_not_one(message, word):
+    identity = {c.text for c in extract(f"I'm a {word}")}
+    assert identity and not identity & {c.text for c in extract(message)}

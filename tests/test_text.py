@@ -46,6 +46,21 @@ def test_validate_user_id_rejects(bad):
     ("I like cats and dogs", ["I like cats and dogs"]),
     ("I live in Austin and work as a designer", ["I live in Austin", "I work as a designer"]),
     ("My deadline is Friday but my budget is 5k", ["My deadline is Friday", "my budget is 5k"]),
+    # a statement with a tag question or a proposal after it: the statement is a clause of its own
+    ("can't come tonight because of my judo class, maybe next week?",
+     ["can't come tonight because of my judo class", "maybe next week?"]),
+    ("we're moving to Bristol in May, thoughts?", ["we're moving to Bristol in May", "thoughts?"]),
+    ("my landlord is putting the rent up again, right?", ["my landlord is putting the rent up again", "right?"]),
+    ("the dentist is on Friday, perhaps we could go for lunch after?",
+     ["the dentist is on Friday", "perhaps we could go for lunch after?"]),
+    # ... or any question after a comma, when what comes before is a statement of the speaker's
+    ("we've booked Crete for the honeymoon, good shout or too hot?",
+     ["we've booked Crete for the honeymoon", "good shout or too hot?"]),
+    ("my son is 5, is that too young for ski school?", ["my son is 5", "is that too young for ski school?"]),
+    ("if I move to Leeds, will my rent go down?", ["if I move to Leeds, will my rent go down?"]),
+    # ... not a word of the question itself, nor a statement
+    ("are you free on friday, or maybe saturday?", ["are you free on friday, or maybe saturday?"]),
+    ("I'll see you friday, maybe", ["I'll see you friday, maybe"]),
 ])
 def test_split_clauses(sentence, clauses):
     assert text.split_clauses(sentence) == clauses

@@ -54,6 +54,14 @@ UPDATES = [
     (["My piano teacher is Mrs. Lee.", "quit lessons with mrs lee, I learn with a teacher called Omar now"],
      "who is my piano teacher?", "Omar", "Lee"),
     (["My boyfriend is Sam.", "sam and I broke up, I'm seeing Chris now"], "who am I dating?", "Chris", "Sam"),
+    (["Our telly is an old Panasonic.", "got rid of the old tv at last!! the new one is a huge LG OLED"],
+     "what TV do we have?", "LG", "Panasonic"),
+    # said in a second language: a change verb in its base form with a past time (extraction/second_language.py)
+    (["My broadband is with Virgin.", "last month we change to Sky, was more cheap"], "who is our broadband with?",
+     "Sky", "Virgin"),
+    # ... or by the same word, as the old one
+    (["My laptop is a ThinkPad X1.", "sold the old laptop. my new one is a MacBook Air"], "what laptop do I have?",
+     "MacBook", "old laptop"),
     (["I'm on 40mg of omeprazole.", "my GP moved me down to 20mg"], "how much omeprazole do I take?", "20mg", "40mg"),
     # a time of day said in words; an amount with when it holds; a birthday said by its number
     (["I train at 6am.", "moved my training to lunchtimes, mornings were killing me"], "when do I train?",

@@ -19,7 +19,8 @@ from .handlers import Found
 from .rules import apply_rules
 from .second_language import standard_forms
 from .values import clean_value, slug, strip_cue_prefix, value_key
-from .vocabulary import CORRECTION_CUES, IMPORTANT, RELATIVES, SLOTS, TRAILING_PLEASANTRY, UPDATE_CUES, Slot
+from .vocabulary import (CORRECTION_CUES, DIETS, IMPORTANT, JOB_NOUNS, RELATIVES, SLOTS, TRAILING_PLEASANTRY,
+                         UPDATE_CUES, Slot)
 from .voice import PAST_TENSE, finish_sentence, person_names, restore_dropped_subject, third_person, unfold
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
@@ -160,6 +161,9 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
                 continue
             sentence = rest  # the reason given with it ("keep it short, I'm a beginner") is a fact of its own
         sentence = unwrap(textlib.strip_leading_filler(sentence))
+        identity, sentence = said_as_a_frame(sentence)
+        if identity:
+            candidates.extend(_extract_clause(identity, subject_key, S, P, False))
         named = _people_named(sentence, subject_key, S, P) if textlib.is_question_or_request(sentence) else []
         people.extend(named)
         cue_in_sentence = bool(UPDATE_CUES.search(sentence))
@@ -395,6 +399,41 @@ _TOGETHER = re.compile(r"^me and (?:(?:my|our)\s+)?[\w'-]+\s+(?P<rest>.+)$", re.
 _WHEN_FIRST = re.compile(r"^(?P<when>(?:since|for|last|this|in|from|as of|starting|over|during|these|nowadays|lately)"
                          r"(?:\s+(?!(?:i|we|i'm|we're|i've|we've|my|our)\b)[\w'-]+){0,3}),?\s+"
                          r"(?P<rest>(?:i|we|i'm|we're|i've|we've|im)\b.+)$", re.IGNORECASE)
+
+
+# Who the speaker is, said as the frame of what follows: "As a vegan, any good recipes?", "as a nurse i do nights",
+# "as a freelance translator do I need to charge VAT?". The frame may say where or of what ("as a nurse at St
+# Thomas'", "as a dad of two"); it ends at a comma, at the speaker, or where the question starts. Only a job, a
+# diet, a parent, a learner's level or one who does something ("a season ticket holder", "a wheelchair user"):
+# "as a kid", "as a result", "as a reminder" say no one.
+_AS_A = re.compile(r"^\s*as\s+an?\s+(?P<np>(?:[\w-]+\s+){0,2}?(?P<head>[\w-]+)"
+                   r"(?:\s+(?:at|in|for|with|on|from|of)\s+(?:[\w'-]+\s+){0,3}?[\w'-]+)?)\s*"
+                   r"(?:,\s*|\s+(?=(?:i|i'm|im|i've|i'd|my|we|we're|our|do|does|did|can|could|should|would|will|is|"
+                   r"are|am|how|what|which|where|when|who|any|anyone)\b))(?P<rest>\S.*)$", re.IGNORECASE)
+_IDENTITY = re.compile(rf"(?:{JOB_NOUNS.pattern}|(?:{DIETS})|mum|mom|dad|mother|father|parent|grandparent|grandma|"
+                       r"grandmother|grandad|grandpa|grandfather|step(?:mum|mom|dad|mother|father|parent)|beginner|"
+                       r"novice|newbie|learner|[a-z]{3,}(?:er|or|ist|ian))s?", re.IGNORECASE)
+# Words of a doer's shape that name no one: "as a reminder", "as a matter of fact", "as a starter".
+_NO_ONE = frozenset("reminder matter number starter order letter border corner answer cover shelter whisper "
+                    "whatever however pointer marker filler factor error mirror favour favor honour honor".split())
+# What follows is about someone else ("As a writer, Maria has always loved Paris", "as a teacher, she gets the summers
+# off"): the frame is theirs. A capitalised word that opens a question is no name.
+_SOMEONE_ELSE_FIRST = re.compile(r"^(?:(?:he|she|they|it|his|her|their)\b|(?!(?:I|I'm|I've|I'd|Im|My|Our|We|We're|Do|"
+                                 r"Does|Did|Can|Could|Should|Would|Will|Is|Are|Am|How|What|Which|Where|When|Who|Any|"
+                                 r"Anyone|Why|Please)\b)[A-Z][a-z])")
+# Told of the past ("as a student I worked in a bar"): who they were then.
+_PAST_AFTER_SPEAKER = re.compile(rf"^(?:i|we)\s+(?:\w+ly\s+)?(?:\w+ed|{'|'.join(sorted(PAST_TENSE))}|was|were|used "
+                                 r"to)\b", re.IGNORECASE)
+
+
+def said_as_a_frame(sentence: str) -> tuple[str, str]:
+    """("I'm a <who>", the rest) when a sentence opens with who the speaker is as the frame of what follows ("As a
+    vegan, any good recipes for tofu?"); ("", the sentence) otherwise."""
+    m = _AS_A.match(sentence)
+    if (m is None or not _IDENTITY.fullmatch(m["head"]) or m["head"].casefold().rstrip("s") in _NO_ONE
+            or _PAST_AFTER_SPEAKER.match(m["rest"]) or _SOMEONE_ELSE_FIRST.match(m["rest"])):
+        return "", sentence
+    return f"I'm a {m['np']}", m["rest"]
 
 
 def _speaker_first(clause: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .vocabulary import JOB_NOUNS
 from .voice import PAST_TENSE
 
 # What follows "not" without being a verb: a describing word ("I not sure"), or a word that qualifies what comes
@@ -63,11 +64,45 @@ def _one_person_or_thing(subject: str) -> bool:
     return not (words[-1].endswith("s") and not words[-1].endswith("ss"))
 
 
+# A verb of change in its base form, said with a time that is past ("last month I change my bank to Monzo", "we move
+# to Leeds two weeks ago"): the past form, which the rules read as a change done. Only with such a time: "I change
+# trains at Crewe" is a habit, "next month I move" a plan.
+_CHANGE_PAST = {"change": "changed", "switch": "switched", "move": "moved", "buy": "bought", "sell": "sold",
+                "start": "started", "stop": "stopped", "join": "joined", "leave": "left", "promote": "promoted",
+                "get": "got", "find": "found", "take": "took", "rent": "rented", "sign": "signed",
+                "cancel": "cancelled", "finish": "finished", "begin": "began", "become": "became",
+                "marry": "married", "adopt": "adopted", "transfer": "transferred", "upgrade": "upgraded",
+                "replace": "replaced", "swap": "swapped", "open": "opened", "close": "closed", "sell off": "sold off"}
+_PAST_TIME = re.compile(r"\b(?:last\s+(?:week|weekend|month|year|night|spring|summer|autumn|fall|winter|monday|tuesday|"
+                        r"wednesday|thursday|friday|saturday|sunday|time)|yesterday|ago|the other day|recently|"
+                        r"already|just)\b", re.IGNORECASE)
+_BASE_CHANGE = re.compile(r"\b(?P<subject>i|we|he|she|they|(?:my|our)\s+[a-z]+)\s+(?P<adverb>(?:just|already|recently|"
+                          r"finally)\s+)?(?P<verb>" + "|".join(sorted(_CHANGE_PAST, key=len, reverse=True)) +
+                          r")\b(?!\s+(?:to|for)\s+(?:\w+\s+)?(?:buy|get|find|move|change)\b)", re.IGNORECASE)
+# A job said without its article ("I am chef now") or with "like" for "as" ("working like nurse").
+# ("retired" and "unemployed" describe: "I'm retired" takes no article.)
+_JOB_WITHOUT_ARTICLE = re.compile(rf"\b(?P<be>(?:i|he|she)\s+(?:am|is)|i'm|he's|she's)\s+(?!retired|unemployed)"
+                                  rf"(?P<job>{JOB_NOUNS.pattern[2:]})(?!'s)", re.IGNORECASE)
+_WORK_LIKE = re.compile(rf"\b(?P<work>work(?:s|ing|ed)?)\s+like\s+(?:an?\s+)?(?!retired|unemployed)(?P<job>{JOB_NOUNS.pattern[2:]})",
+                        re.IGNORECASE)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].casefold() in "aeiou" else "a"
+
+
 def standard_forms(text: str) -> str:
-    """The text with the auxiliary before "not" and the "it" before a clause's "is"/"was" put back where a second
-    language left them out ("I not drink coffee" -> "I don't drink coffee", "now is with Three" -> "now it is with
-    Three"); standard English comes back as it was."""
+    """The text with what a second language left out or wrote otherwise put in the standard form: the auxiliary
+    before "not" ("I not drink coffee" -> "I don't drink coffee"), the "it" before a clause's "is"/"was" ("now is
+    with Three" -> "now it is with Three"), a verb of change in the past with a past time ("last month I change" ->
+    "last month I changed"), and a job's article ("I am chef" -> "I am a chef", "working like nurse" -> "working as
+    a nurse"). Standard English comes back as it was."""
     text = _NOT_WITHOUT_AUXILIARY.sub(_auxiliary_put_back, text)
+    if _PAST_TIME.search(text):
+        text = _BASE_CHANGE.sub(lambda m: f"{m['subject']} {m['adverb'] or ''}{_CHANGE_PAST[m['verb'].casefold()]}",
+                                text)
+    text = _JOB_WITHOUT_ARTICLE.sub(lambda m: f"{m['be']} {_article(m['job'])} {m['job']}", text)
+    text = _WORK_LIKE.sub(lambda m: f"{m['work']} as {_article(m['job'])} {m['job']}", text)
     if "?" in text:
         return text
     return _SUBJECTLESS_BE.sub(lambda m: f"{m['before']}it {m['be']}", text)
