@@ -341,8 +341,8 @@ _CREDENTIAL = re.compile(r"\b([\w-]+)\s+(?:codes?|passwords?|passcodes?|pins?|co
 @lru_cache(maxsize=4096)
 def _credential_kinds(text: str) -> frozenset[str]:
     # Cached, like _word_set: recall asks it of the same question once per candidate memory.
-    return frozenset({kind for m in _CREDENTIAL.finditer(text)
-            if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS})
+    return frozenset(kind for m in _CREDENTIAL.finditer(text)
+                     if (kind := m.group(1).casefold().replace("-", "")) not in STOPWORDS)
 
 
 # A question whose subject is the speaker: "where do I live?", "do I have any allergies?", "am I vegan?".

@@ -1009,8 +1009,8 @@ _OLD_THING = re.compile(r"\b(?:the|my|our)\s+old\s+(?P<words>[a-z][\w-]*(?:\s+[a
 
 def _old_one_ended(cand: Candidate) -> str:
     """The thing an ending clause says the speaker's old one of has gone ("laptop" in "sold the old laptop"), or ""."""
-    if not _ENDING.search(cand.clause):
-        return ""
+    if not _ENDING.search(re.sub(r"\bleft\b", " ", cand.clause, flags=re.IGNORECASE)):
+        return ""  # "left the old laptop at my mum's" put it somewhere
     found = _OLD_THING.search(_TOLD_WHEN.sub(" ", cand.text))  # "sold the old laptop last week"
     if found is None:
         return ""

@@ -135,6 +135,7 @@ KETTLE = _memory(8, "User's kettle is a Breville.", attribute="kettle")
     (SOFA, "User got rid of the old sofa cushions.", 0.5, False),  # the cushions, not the sofa
     (LAPTOP, "User's brother sold his old laptop.", 0.5, False),  # someone else's
     (LAPTOP, "User loved the old laptop.", 0.5, False),  # no end
+    (LAPTOP, "User left the old laptop at their mum's.", 0.6, False),  # left somewhere, not given up
     (SOFA, "User wants to get rid of the old sofa.", 0.5, False),  # a wish
     (LAPTOP, "User sold the old laptop.", 0.05, False),  # too far apart
 ])

@@ -4,7 +4,8 @@ A speaker of a first language without "do" support or with a dropped subject wri
 and "now is with Three because is more cheap". The rules that read an end ("don't drink ... anymore") or a value
 said again of a thing ("it is with Three now") look for the auxiliary and the "it" such a sentence leaves out, so
 the missing word is put back before any rule reads the message. Only where the form is unmistakable: a pronoun
-subject ("I", "we", "my wife") right before "not", and "is"/"was" right after a clause break with nothing that could be its subject.
+subject ("I", "we", "my wife") right before "not", and "is"/"was" right after a clause break with nothing that
+could be its subject.
 """
 from __future__ import annotations
 
@@ -83,8 +84,22 @@ _BASE_CHANGE = re.compile(r"\b(?P<subject>i|we|he|she|they|(?:my|our)\s+[a-z]+)\
 # ("retired" and "unemployed" describe: "I'm retired" takes no article.)
 _JOB_WITHOUT_ARTICLE = re.compile(rf"\b(?P<be>(?:i|he|she)\s+(?:am|is)|i'm|he's|she's)\s+(?!retired|unemployed)"
                                   rf"(?P<job>{JOB_NOUNS.pattern[2:]})(?!'s)", re.IGNORECASE)
-_WORK_LIKE = re.compile(rf"\b(?P<work>work(?:s|ing|ed)?)\s+like\s+(?:an?\s+)?(?!retired|unemployed)(?P<job>{JOB_NOUNS.pattern[2:]})",
-                        re.IGNORECASE)
+_WORK_LIKE = re.compile(rf"\b(?P<work>work(?:s|ing|ed)?)\s+like\s+(?:an?\s+)?(?!retired|unemployed)"
+                        rf"(?P<job>{JOB_NOUNS.pattern[2:]})", re.IGNORECASE)
+
+
+# Where a clause ends: the past time must be said in the verb's own clause ("I take the bus to work, but yesterday I
+# walked" says nothing past of the bus).
+_CLAUSE_BREAK = re.compile(r"[,.;:!?]|\s(?:but|and|so|because|while|although)\s", re.IGNORECASE)
+
+
+def _past_if_said_so(match: re.Match[str], text: str) -> str:
+    breaks = [b.start() for b in _CLAUSE_BREAK.finditer(text)]
+    start = max((b for b in breaks if b < match.start()), default=0)
+    end = min((b for b in breaks if b >= match.end()), default=len(text))
+    if not _PAST_TIME.search(text[start:end]):
+        return match.group(0)
+    return f"{match['subject']} {match['adverb'] or ''}{_CHANGE_PAST[match['verb'].casefold()]}"
 
 
 def _article(word: str) -> str:
@@ -99,8 +114,7 @@ def standard_forms(text: str) -> str:
     a nurse"). Standard English comes back as it was."""
     text = _NOT_WITHOUT_AUXILIARY.sub(_auxiliary_put_back, text)
     if _PAST_TIME.search(text):
-        text = _BASE_CHANGE.sub(lambda m: f"{m['subject']} {m['adverb'] or ''}{_CHANGE_PAST[m['verb'].casefold()]}",
-                                text)
+        text = _BASE_CHANGE.sub(lambda m: _past_if_said_so(m, text), text)
     text = _JOB_WITHOUT_ARTICLE.sub(lambda m: f"{m['be']} {_article(m['job'])} {m['job']}", text)
     text = _WORK_LIKE.sub(lambda m: f"{m['work']} as {_article(m['job'])} {m['job']}", text)
     if "?" in text:
