@@ -75,6 +75,11 @@ def ending_stores(tmp_path_factory, embedder):
      "what do I have on Saturday mornings?", "bacon"),
     ("poker", "I play poker online most nights.", "done with card games, lost too much money",
      "what do I play most nights?", "poker"),
+    # said in a second language, without "don't" (extraction/second_language.py)
+    ("beer", "I have a beer after work most days.", "I not drink alcohol anymore, my doctor told me to stop.",
+     "what do I drink after work?", "beer"),
+    ("lamb", "We have roast lamb every Sunday.", "we not eat meat any more, is too expensive",
+     "what do we have on Sundays?", "lamb"),
 ])
 def test_an_end_said_of_a_kind_ends_the_thing_of_that_kind(ending_stores, user, old, new, question, before):
     assert _said(ending_stores[True], user, old, new) == "superseded"
@@ -92,15 +97,3 @@ def test_an_end_said_of_a_kind_ends_the_thing_of_that_kind(ending_stores, user, 
 def test_the_habit_stays_beside_an_end_of_something_else(ending_stores, user, old, new):
     assert _said(ending_stores[True], user, old, new) == "created"
     assert len(ending_stores[True].list_memories(user_id=user)) == 2
-
-
-@pytest.mark.parametrize("user, old, new, question, before", [
-    # an end said in a second language, without "don't" (extraction/second_language.py)
-    ("beer", "I have a beer after work most days.", "I not drink alcohol anymore, my doctor told me to stop.",
-     "what do I drink after work?", "beer"),
-    ("lamb", "We have roast lamb every Sunday.", "we not eat meat any more, is too expensive",
-     "what do we have on Sundays?", "lamb"),
-])
-def test_an_end_said_without_its_auxiliary_ends_the_habit(ending_stores, user, old, new, question, before):
-    assert _said(ending_stores[True], user, old, new) == "superseded"
-    assert not any(before in h.memory.text for h in ending_stores[True].recall(question, user_id=user).hits)

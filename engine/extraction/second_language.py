@@ -80,12 +80,13 @@ _PAST_TIME = re.compile(r"\b(?:last\s+(?:week|weekend|month|year|night|spring|su
 _BASE_CHANGE = re.compile(r"\b(?P<subject>i|we|he|she|they|(?:my|our)\s+[a-z]+)\s+(?P<adverb>(?:just|already|recently|"
                           r"finally)\s+)?(?P<verb>" + "|".join(sorted(_CHANGE_PAST, key=len, reverse=True)) +
                           r")\b(?!\s+(?:to|for)\s+(?:\w+\s+)?(?:buy|get|find|move|change)\b)", re.IGNORECASE)
+_JOB = JOB_NOUNS.pattern.removeprefix(r"\b")  # the job nouns, to be preceded by more than a word boundary
 # A job said without its article ("I am chef now") or with "like" for "as" ("working like nurse").
 # ("retired" and "unemployed" describe: "I'm retired" takes no article.)
 _JOB_WITHOUT_ARTICLE = re.compile(rf"\b(?P<be>(?:i|he|she)\s+(?:am|is)|i'm|he's|she's)\s+(?!retired|unemployed)"
-                                  rf"(?P<job>{JOB_NOUNS.pattern[2:]})(?!'s)", re.IGNORECASE)
+                                  rf"(?P<job>{_JOB})(?!'s)", re.IGNORECASE)
 _WORK_LIKE = re.compile(rf"\b(?P<work>work(?:s|ing|ed)?)\s+like\s+(?:an?\s+)?(?!retired|unemployed)"
-                        rf"(?P<job>{JOB_NOUNS.pattern[2:]})", re.IGNORECASE)
+                        rf"(?P<job>{_JOB})", re.IGNORECASE)
 
 
 # Where a clause ends: the past time must be said in the verb's own clause ("I take the bus to work, but yesterday I
