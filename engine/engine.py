@@ -15,6 +15,7 @@ from .context import Context, Profile, SessionSummary, build_context, build_prof
 from .lock import DirectoryLock
 from .embed import Embedder, load_embedder
 from .kinds import Kinds, WordNetKinds
+from .lexicon import WordNetLexicon
 from .index import open_index
 from .ingest import Ingest
 from .limits import INGEST_BATCH, STATUSES
@@ -45,7 +46,10 @@ class MemoryEngine:
                  extractor: extractlib.Extractor | None = None, kinds: Kinds | None = None,
                  migrate_model: bool = False):
         self.settings = settings if settings is not None else Settings()
-        self.extractor = extractor if extractor is not None else extractlib.RuleExtractor()
+        if extractor is None:
+            lexicon = WordNetLexicon(self.settings.wordnet_dir) if self.settings.name_case else None
+            extractor = extractlib.RuleExtractor(lexicon=lexicon)
+        self.extractor = extractor
         if not callable(getattr(self.extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         s = self.settings

@@ -58,6 +58,8 @@ PAIR_LEXICOGRAPHER_FILES = frozenset({"04", "05", "06", "13", "17", "20", "27"})
 # "touch"): chat calls things by other words, not those.
 SAME_SENSES = 3
 SAME_LEMMAS = 2
+# A word cut short names what the whole word does ("physio", "physiotherapist"): at least this many letters kept.
+CLIPPED_LETTERS = 5
 SAME_NOT_LEXICOGRAPHER_FILES = frozenset({"07", "09", "12", "16", "22", "23", "24", "26"})
 # A thing one has or uses, eats, grows or makes, or a person (animals, artifacts, food, objects, people, plants,
 # substances): what a question's word may be said as another word for (recall's thing words), not a place, a time, a
@@ -148,11 +150,21 @@ class WordNetKinds:
         keys_b = self._same_keys.get(b)
         if keys_b is None:
             keys_b = self._same_keys[b] = self._keys_by_form(b)
-        shared = keys_a & keys_b
+        shared = keys_a & keys_b or self._clipped(a, b)
         if things_only and shared:
             files = _nouns(str(self.directory)).lexicographer_file
             return any(files[o] in THING_LEXICOGRAPHER_FILES for o in shared)
         return bool(shared)
+
+    def _clipped(self, a: str, b: str) -> frozenset[str]:
+        """The senses of the longer word when the shorter is its clipping: its first letters (five or more), not a
+        noun of its own ("physio" for "physiotherapist"; not "photo" for "photographer", nor "car" for "carpenter")."""
+        short, long = sorted((a, b), key=len)
+        nouns = _nouns(str(self.directory))
+        if (len(short) < CLIPPED_LETTERS or len(long) - len(short) < CLIPPED_LETTERS - 2 or not long.startswith(short)
+                or any(form in nouns.any_senses for form in _singulars(short))):
+            return frozenset()
+        return self._keys_by_form(long)
 
     def _keys_by_form(self, word: str) -> frozenset[str]:
         # the word as WordNet lists it: "glasses" as itself, "sofas" as "sofa"

@@ -161,6 +161,8 @@ _CHANGE_WORDS = (
     r"downgrad(?:e|ed|ing)|promoted|demoted|migrat(?:ed|ing)|switch(?:ed|ing)?|mov(?:ed|ing)|relocated|"
     r"replac(?:ed|ing)|swapped|traded|ported|renamed|rewr(?:ote|itten|iting)|changed|shifted|slipped|slid|rescheduled|"
     r"postponed|pushed|updated|(?:went|gone) with|(?:not|never) going back|done with|"
+    # a role or task that passed to someone else: "her student took over my lessons", "handed over to Viktor"
+    r"(?:took|taken|takes|taking) over|hand(?:ed|s|ing) (?:it |them |us |me )?over|"
     # a change that takes effect later: "1350 from next month", "starting next week"
     r"(?:from|starting|as of) (?:next|this|the (?:next|start of)) (?:week|month|year|term|season|spring|summer|"
     r"autumn|winter)"
@@ -414,7 +416,8 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
                 # is single" / "User is in a relationship now").
                 people = _people([n.memory for n in ranked], cand)
                 state_change = states(cand.text) and bool(cand.correction or OPEN_CUES.search(cand.clause))
-                ranked = [n for n in ranked if competes(n.memory.text, cand.text, people=people)
+                ranked = [n for n in ranked
+                          if competes(n.memory.text, cand.text, people=people, new_opens_with_name=cand.opens_with_name)
                           or (state_change and states(n.memory.text))]
             if ranked and ranked[0].similarity >= conflict_threshold:
                 targets = [ranked[0].memory.id]
@@ -677,7 +680,9 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         if n.similarity >= role_floor and fills_same_role(n.memory.text, cand.text):
             return [n.memory.id], looked, (f"a role held once filled again in other words, at least {role_floor} "
                                            "similar")
-    if _accumulating(cand.attribute):
+    if _accumulating(cand.attribute) and cand.understood:
+        # a guessed slot is a guess of a topic, not a kind of value held many times ("her student took over my
+        # piano lessons" guessed as instruments)
         return [], looked, ""
     cued = cand.correction or bool(OPEN_CUES.search(cand.clause))
     if cued and in_place(cand.text):
@@ -702,7 +707,8 @@ def _open_world(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         if _accumulating(n.memory.attribute) and (cand.understood or not holds_one(n.memory.text)):
             continue  # "User's GP surgery is Parkside Medical." names one holder, though a guess filed it as health
         same_subject = _same_subject(n.memory, cand)
-        if not competes(n.memory.text, cand.text, people=people) or _one_more(cand.clause):
+        if (not competes(n.memory.text, cand.text, people=people, new_opens_with_name=cand.opens_with_name)
+                or _one_more(cand.clause)):
             continue
         if cued or value_kind(cand.text, sentence=True) == "amount":
             return [n.memory.id], looked, (f"same topic, same kind of value and at least {floor} similar"

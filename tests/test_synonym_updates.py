@@ -24,6 +24,8 @@ def wordnet():
     ("flat", "apartment"),  # the seventh of "flat"'s senses, the first of "apartment"'s
     ("hairdresser", "stylist"), ("automobile", "car"), ("gym", "gymnasium"), ("lift", "elevator"),
     ("petrol", "gasoline"), ("attorney", "lawyer"), ("phone", "telephone"),
+    # a word cut short, no noun of its own
+    ("physio", "physiotherapist"), ("admin", "administrator"),
 ])
 def test_two_words_for_one_thing(wordnet, a, b):
     assert wordnet.same_thing(a, b) and wordnet.same_thing(b, a)
@@ -38,6 +40,8 @@ def test_two_words_for_one_thing(wordnet, a, b):
     ("glasses", "glass"),  # a plural with a meaning of its own
     ("new", "fresh"), ("feel", "touch"),  # said of no thing
     ("quinoa", "zzzz"),
+    # the first letters of a word that are a noun of their own, or too few of them
+    ("photo", "photographer"), ("carp", "carpenter"), ("physio", "physician"), ("gymnast", "gymnastics"),
 ])
 def test_not_one_thing(wordnet, a, b):
     assert not wordnet.same_thing(a, b)

@@ -26,3 +26,6 @@ class Candidate:
     # The question this clause answers, put to the one answering it (extraction/replies.py): stored and
     # embedded with the memory, never read by conflict resolution (what was asked is not what was said).
     asked: str | None = None
+    # Its sentence opens with a name, by a lexicon (casing.opens_with_name): "Callum walks Bobby now" says who
+    # holds it now, though a sentence's first word is capitalised whatever it is.
+    opens_with_name: bool = False

@@ -117,8 +117,13 @@ def topic_words(text: str) -> set[str]:
     return {_SAME_THING.get(w, w) for w in _words(text) if not _NUMBER.search(w) and w not in _NOT_TOPIC}
 
 
+# Whom a sentence ends by speaking to is no value of it: "..., sorry Alex Turner", "..., thanks Sam!".
+_ADDRESSEE = re.compile(r"[,;]?\s+(?:sorry|thanks|thank you|cheers|ta|hi|hey|hello|bye|love you)\s+[A-Z][\w'-]*"
+                        r"(?:\s+[\w'-]+)?\s*[.!?]*\s*$", re.IGNORECASE)
+
+
 def _value_words(text: str, *, sentence: bool) -> list[str]:
-    words = re.findall(r"[\w.+#'-]+", text)
+    words = re.findall(r"[\w.+#'-]+", _ADDRESSEE.sub("", text))
     if sentence and words:
         words = words[1:]  # a sentence's first word is capitalised whatever it is
     return [w.strip(".'") for w in words if w.strip(".'") and w.strip(".'").casefold() not in ("user", "user's", "project")]
@@ -294,6 +299,8 @@ _AGENT_NOUN = re.compile(r"\b([a-z]{3,}?)(\w?)er\b")
 _DONE_BY_THE_SPEAKER = re.compile(r"\b(?:User|I|we)(?:'m|'re|\s+is|\s+am|\s+are)?\s+(?:\w+ly\s+|now\s+|still\s+)?$",
                                   re.IGNORECASE)
 _LOWER_WORD = re.compile(r"(?<![\w'-])[a-z][a-z-]+\b")
+_USER_FIRST = re.compile(r"^\s*(?:User|I|we)\b", re.IGNORECASE)
+_COMPOUND_PART = 4  # letters of each part of a one-word doer: "hair" + "dresser"; not "car" + "penter"
 
 
 def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
@@ -302,20 +309,28 @@ def _doer_and_doing(old_text: str, new_text: str) -> set[str]:
     stems differ. The doing's stem, or nothing. The doing is a lower-case word: a capitalised one is a name."""
     found = set()
     for doers, doings in ((old_text, new_text), (new_text, old_text)):
-        roots = set()
+        roots, agents = set(), []
         for m in _AGENT_NOUN.finditer(doers.casefold()):
             if m.group(0) in _KIN:
                 continue  # a mother is no one who moths
             root, double = m.groups()
             roots.add(textlib.term(root + double) if double and double != root[-1] else textlib.term(root))
+            agents.append(m.group(0))
         person = about_a_person(doers)
-        found |= roots & {textlib.term(m.group(0)) for m in _LOWER_WORD.finditer(doings)
-                          if not (person and _DONE_BY_THE_SPEAKER.search(doings[:m.start()]))
-                          or doings[m.end():].startswith(" with")}
+        done = {textlib.term(m.group(0)) for m in _LOWER_WORD.finditer(doings)
+                if not (person and _DONE_BY_THE_SPEAKER.search(doings[:m.start()]))
+                or doings[m.end():].startswith(" with")}
+        found |= roots & done
+        # a doer named by what they do it to, in one word: "hairdresser" and "Kit does my hair", "housekeeper" and
+        # "keeps the house"; not the user doing it to their own ("User washes their hair")
+        if not _USER_FIRST.match(doings):
+            found |= {word for word in done for agent in agents if len(word) >= _COMPOUND_PART
+                      and agent.startswith(word) and len(agent) - len(word) >= _COMPOUND_PART}
     return found
 
 
-def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset()) -> bool:
+def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset(),
+             new_opens_with_name: bool = False) -> bool:
     """Two memory sentences about the same thing (a shared topic word) carrying values of the same
     kind that differ: the newer may replace the older (the caller decides, from cues and slots).
     `people`: stems of the names of whom the sentences are about or who said them; in a chat between named
@@ -332,7 +347,8 @@ def competes(old_text: str, new_text: str, *, people: frozenset[str] = frozenset
     # A person in the conversation is whom a sentence is about or said to, not a value it holds; a name opening a
     # sentence as the holder of the user's role is one it holds ("Marco is User's personal trainer").
     old_values = (held_values(old_text) if _ROLE_HOLDER_FIRST.match(old_text) else _value_tokens(old_text)) - people
-    new_values = (held_values(new_text) if _ROLE_HOLDER_FIRST.match(new_text) else _value_tokens(new_text)) - people
+    new_values = (held_values(new_text) if new_opens_with_name or _ROLE_HOLDER_FIRST.match(new_text)
+                  else _value_tokens(new_text)) - people
     old_kinds = value_kinds(old_text, sentence=True) | ({"name"} if old_values - _value_tokens(old_text) else set())
     new_kinds = _kinds_besides_when(new_text) | ({"name"} if new_values - _value_tokens(new_text) else set())
     if not old_kinds & new_kinds:
@@ -1011,6 +1027,12 @@ _VERB_FRAME_NAMED = re.compile(
     r"(?:(?:now|still|usually)\s+)?(?P<verb>[a-z][\w-]*s)\s+(?P<rest>User(?:'s)?\b.*)$")
 
 
+# Where one works or studies, said after a role: no other thing the role is of ("User's manager at work", "User's
+# tutor at uni"), unlike "User's flight to Oslo".
+_WHERE_ONE_WORKS = re.compile(r"\s+at (?:the |my |their |User's )?(?:work|office|job|school|uni|university|college|"
+                              r"the gym|gym)$")
+
+
 @lru_cache(maxsize=8192)
 def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
     """(owner, head stem, stems of the role's words) of a sentence that names a role and its value."""
@@ -1024,6 +1046,11 @@ def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
     if owned:  # "User's son's teacher", "The kids' dentist": the last one named owns the role
         owner, said = said[owned[-1]].casefold().removesuffix("'s").rstrip("'"), said[owned[-1] + 1:]
     np_words = [w.casefold() for w in said]
+    at = _WHERE_ONE_WORKS.search(" ".join(np_words))
+    if at is not None:  # "User's manager at work": one role, said with where the user has it
+        np_words = " ".join(np_words)[: at.start()].split()
+        if not np_words:
+            return None
     head = np_words[-1]
     stems = textlib.tokenize(head)
     if not stems:
@@ -1094,9 +1121,26 @@ def renames_role(old_text: str, new_text: str) -> bool:
     """Do both sentences name one role in words ("User's manager is Helen.", "User's boss is Marcus now.") and give
     it different values? Unlike a verb that fills a role, the frame leaves no doubt which role is meant. The new
     sentence may name it in one of its parts ("Sarah left the company, ravi is User's lead now.")."""
-    if _role(old_text) is None:
+    role = _role(old_text)
+    if role is None:
         return False
-    return any(_role(part) is not None and fills_same_role(old_text, part) for part in _parts(new_text))
+    return any((_role(part) is not None or _does_the_role(part, role[1])) and fills_same_role(old_text, part)
+               for part in _parts(new_text))
+
+
+def _does_the_role(text: str, head: str) -> bool:
+    """Does a sentence open with who now does what the role's holder does ("Fatima manages User now" of a
+    "manager", "Rob trains User" of a "trainer", "Ray coaches User's team" of a "coach")? The doing names the role
+    as surely as its name."""
+    m = _VERB_FRAME_NAMED.match(text.strip())
+    if m is None:
+        return False
+    verb = textlib.term(m["verb"])
+    agent = _AGENT_NOUN.fullmatch(head)
+    if agent is None:
+        return verb == textlib.term(head)
+    root, double = agent.groups()
+    return verb in (textlib.term(root + double), textlib.term(root))
 
 
 def fills_same_role(old_text: str, new_text: str) -> bool:

@@ -17,6 +17,8 @@ from .compete import value_kinds
 from .requests import instruction, unwrap
 from .handlers import Found
 from .rules import apply_rules
+from ..lexicon import Lexicon
+from .casing import names_capitalised, opens_with_name
 from .second_language import standard_forms
 from .values import clean_value, slug, strip_cue_prefix, value_key
 from .vocabulary import (CORRECTION_CUES, DIETS, IMPORTANT, JOB_NOUNS, RELATIVES, SLOTS, TRAILING_PLEASANTRY,
@@ -146,8 +148,11 @@ def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None]
     return clause, None
 
 
-def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
-    """Every fact candidate in a message, in order. Small talk, questions and requests give none."""
+def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None = None) -> list[Candidate]:
+    """Every fact candidate in a message, in order. Small talk, questions and requests give none. With a `lexicon`,
+    the names of a message typed all in lower case are capitalised first (casing.py)."""
+    if lexicon is not None:
+        message = names_capitalised(message, lexicon)
     subject_key, S, P = person_names(speaker)
     candidates: list[Candidate] = []
     people: list[Candidate] = []  # named inside questions and requests
@@ -180,7 +185,10 @@ def extract(message: str, *, speaker: str | None = None) -> list[Candidate]:
             from_sentence = _said_after(from_sentence, question)
         question = sentence.strip() if sentence.rstrip().endswith("?") else ""
         candidates.extend(from_sentence)
-    return _dedupe(candidates + people)
+    found = _dedupe(candidates + people)
+    if lexicon is None:
+        return found
+    return [replace(c, opens_with_name=True) if opens_with_name(c.text, lexicon) else c for c in found]
 
 
 # A name typed in lower case after a title ("registered with dr oyelaran now"): the title says it is a name.
@@ -619,9 +627,13 @@ class Extractor(Protocol):
 
 
 class RuleExtractor:
-    """The default extractor: the rule table of this package, no model needed."""
+    """The default extractor: the rule table of this package, no model needed. `lexicon`: which words are English
+    (engine/lexicon.py), to give the names of a message typed in lower case their capitals; None: left as typed."""
 
     name = "rules"
 
+    def __init__(self, lexicon: Lexicon | None = None):
+        self.lexicon = lexicon
+
     def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]:
-        return extract(message, speaker=speaker)
+        return extract(message, speaker=speaker, lexicon=self.lexicon)
