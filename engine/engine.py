@@ -46,17 +46,17 @@ class MemoryEngine:
                  extractor: extractlib.Extractor | None = None, kinds: Kinds | None = None,
                  migrate_model: bool = False):
         self.settings = settings if settings is not None else Settings()
-        if extractor is None:
-            lexicon = WordNetLexicon(self.settings.wordnet_dir) if self.settings.name_case else None
-            extractor = extractlib.RuleExtractor(lexicon=lexicon)
-        self.extractor = extractor
-        if not callable(getattr(self.extractor, "extract", None)):
+        if extractor is not None and not callable(getattr(extractor, "extract", None)):
             raise ValueError("extractor must have an extract(text, *, speaker=None) method")
         s = self.settings
         resolve_kinds = (s.kind_update_floor is not None or s.ended_kind_floor is not None
                          or s.synonym_update_floor is not None)
         if kinds is None and (s.kind_terms or resolve_kinds):
             kinds = WordNetKinds(self.settings.wordnet_dir)  # a wrong wordnet_dir fails before anything is opened
+        if extractor is None:
+            lexicon = WordNetLexicon(self.settings.wordnet_dir) if s.name_case else None
+            extractor = extractlib.RuleExtractor(lexicon=lexicon)
+        self.extractor = extractor
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.
         self.server_mode = bool(self.settings.database_url)

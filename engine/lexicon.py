@@ -20,6 +20,7 @@ from typing import Protocol
 from .kinds import wordnet_dir
 
 _PARTS = ("noun", "verb", "adj", "adv")
+_LONGEST_COMPOUND = 40
 
 
 class Lexicon(Protocol):
@@ -74,7 +75,8 @@ def base_forms(word: str) -> list[str]:
 def _compound(word: str, words: frozenset[str]) -> bool:
     """Is a word two English words of three letters or more run together ("lunchbox", "bookcase")? A name made
     so ("Goodwin") is read as a word: a name missed costs less than a word taken for one."""
-    return any(word[:i] in words and word[i:] in words for i in range(3, len(word) - 2))
+    return len(word) <= _LONGEST_COMPOUND and any(word[:i] in words and word[i:] in words
+                                                  for i in range(3, len(word) - 2))
 
 
 @functools.lru_cache(maxsize=4)

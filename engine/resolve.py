@@ -46,8 +46,10 @@ between John and Maria nearly every sentence names one of them.
    plural or many-held role, a wish or denial, a past event, nor a verb that says more than the role: "rents a
    garage from Mr. Cole" is no new landlord). The same role named again in words with an update cue ("User's boss
    is Marcus now, seems decent" after "User's manager is Helen") replaces its holder at any similarity: the frame
-   names the role, the cue says it changed hands. Accumulating slots (hobbies, tools,
-   languages) are never replaced by topic alone, only when their value is named.
+   names the role, the cue says it changed hands; so does its doing with a name before it ("Fatima manages User
+   now" after "User's manager at work is Derek"). A new sentence opening with a name holds it as a value
+   (Candidate.opens_with_name). Accumulating slots (hobbies, tools, languages) are never replaced by topic alone,
+   only when their value is named; a slot only guessed for a clause is no accumulating kind.
 8. A bare value said as an update, with nothing of what it is the value of ("I'm on 68k now", "actually a
    43 in most brands": no topic word shared with any memory holding a value of its kind), replaces the
    memory holding a value of that kind it is nearest, when at least `value_update_floor` similar and no

@@ -87,6 +87,10 @@ _CLAUSE_SPLIT = re.compile(
     rf"\s*(?:,|;|\s-\s|(?<!\bme\s)\band\b|\bbut\b|\bso\b|\balthough\b|\bwhile\b)\s*(?=(?:{_CLAUSE_STARTERS})\b|"
     # news said without a verb, one after another: "new job at Canva, new flat in Sydney"
     rf"new\s+[a-z]+\s+(?:at|in|with|on)\s|"
+    # someone named doing something: "got moved to another team so Fatima manages me now", ", Dave is our lead now"
+    # ("..., Barclays fees were a joke" is one thing said of the one before: a plural, not a verb)
+    rf"(?-i:[A-Z][a-z'-]+)\s+(?:(?:now|still|also|usually|just)\s+)?(?:[a-z]+[^s\W]s|is|was|has|does)\b"
+    rf"(?!\s+(?:were|are|was|is|have|had|got)\b)|"
     # what holds now, after what happened: "graduated in july, now working as a data analyst"
     rf"now\s+(?:working|living|studying|teaching|training|based|renting|staying)\s+(?:as|at|in|for|with|near)\b)",
     re.IGNORECASE

@@ -61,6 +61,11 @@ def test_base_forms_undo_a_doubled_consonant():
     ("five-a-side on thursdays", "five-a-side on thursdays"),
     # a message with any capital letter is read as typed
     ("Kasia walks the dog now, ilya too", "Kasia walks the dog now, ilya too"),
+    # a run of letters longer than any name is left alone, and quickly
+    ("x" * 5000 + " walks the dog now", "x" * 5000 + " walks the dog now"),
+    # a paste of many words English does not know, below a third of the message: left as typed
+    (" ".join(f"the zq{chr(97 + i // 26)}{chr(97 + i % 26)}x walks the dog" for i in range(60)),
+     " ".join(f"the zq{chr(97 + i // 26)}{chr(97 + i % 26)}x walks the dog" for i in range(60))),
     # another language: left as it is
     ("me gusta mucho el queso manchego y la tortilla", "me gusta mucho el queso manchego y la tortilla"),
 ])
@@ -98,3 +103,8 @@ def test_a_holder_named_first_competes_with_the_old_holder(lexicon):
     [candidate] = extract("callum from up the road walks the dog now", lexicon=lexicon)
     assert candidate.opens_with_name
     assert not extract("callum from up the road walks the dog now")[0].opens_with_name
+
+
+def test_a_directory_without_wordnet_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="no WordNet index files"):
+        WordNetLexicon(tmp_path)

@@ -61,6 +61,14 @@ def test_validate_user_id_rejects(bad):
     # ... not a word of the question itself, nor a statement
     ("are you free on friday, or maybe saturday?", ["are you free on friday, or maybe saturday?"]),
     ("I'll see you friday, maybe", ["I'll see you friday, maybe"]),
+    # someone named doing something is a statement of its own
+    ("got moved to another team so Fatima manages me now", ["got moved to another team", "Fatima manages me now"]),
+    ("sarah left the company, Ravi is our lead now", ["sarah left the company", "Ravi is our lead now"]),
+    ("I went to Paris and Lisbon is next", ["I went to Paris", "Lisbon is next"]),
+    # ... not a name in a list, nor a name and a word of the same thing
+    ("I like cats and Dogs Trust is great", ["I like cats and Dogs Trust is great"]),
+    ("moved my accounts to Revolut, Barclays fees were a joke", ["moved my accounts to Revolut, Barclays fees were a joke"]),
+    ("we support Save the Children and Oxfam", ["we support Save the Children and Oxfam"]),
 ])
 def test_split_clauses(sentence, clauses):
     assert text.split_clauses(sentence) == clauses

@@ -9,8 +9,8 @@ capital when:
   ("tbh", "ngl") and no slip of the keys of a word it knows ("finaly", "lovley": one letter left out, doubled or
   swapped, in a word of six letters or more: shorter names are too often one letter from a word, "sam" and "swam");
 - English knows it only as a name ("leeds", "norway").
-A message a third of whose words or more (three or more) English does not know is in another language: it is left
-as it is. A sentence's first word is capitalised whatever it is: `opens_with_name` tells, by the same lexicon, when
+A message a third of whose words or more (three or more) English does not know is in another language, and one with
+more than 50 different such words a paste or noise: either is left as it is (and costs no search for slips). A sentence's first word is capitalised whatever it is: `opens_with_name` tells, by the same lexicon, when
 it is a name ("Callum walks Bobby now"), so conflict resolution may read it as the value the sentence holds.
 """
 from __future__ import annotations
@@ -42,6 +42,8 @@ _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof"})
 _NAMING = frozenset({"called", "named"})
 _WORD = re.compile(r"(?<![\w.@/#'-])[a-z][a-z'-]*[a-z](?![\w@/-]|\.\w)|(?<![\w.@/#'-])[a-z](?![\w.@/'-])")
 _TYPO_LENGTH = 6
+_LONGEST_NAME = 24
+_MOST_NAMES = 50
 
 
 def names_capitalised(message: str, lexicon: Lexicon) -> str:
@@ -49,9 +51,14 @@ def names_capitalised(message: str, lexicon: Lexicon) -> str:
     if any(c.isupper() for c in message):
         return message
     words = list(_WORD.finditer(message))
-    unknown = [m for m in words if _unknown(m.group(0), lexicon)]
+    unknown = [m for m in words if _unknown(m.group(0), lexicon, slips=False)]
     if len(unknown) >= 3 and len(unknown) * 3 >= len(words):
-        return message  # another language, or no words at all
+        return message  # another language: told before looking for slips of the keys, which costs
+    distinct = {m.group(0) for m in unknown}
+    if len(distinct) > _MOST_NAMES:
+        return message  # no chat message names so many: a list, a paste or noise, left as typed
+    slipped = {word for word in distinct if not _unknown(word, lexicon)}
+    unknown = [m for m in unknown if m.group(0) not in slipped]
     capitalise: set[int] = {m.start() for m in unknown}
     for before, m in zip([None] + words, words):
         word = m.group(0)
@@ -72,12 +79,12 @@ def _common(word: str) -> bool:
     return word in STOPWORDS or word in SHORTHAND or word in FUNCTION_WORDS or word in _TITLES
 
 
-def _unknown(word: str, lexicon: Lexicon) -> bool:
-    """Is a word one English does not know: no word, shorthand, slip of the keys or part of a hyphened word of
-    known parts ("sweets-free")?"""
+def _unknown(word: str, lexicon: Lexicon, *, slips: bool = True) -> bool:
+    """Is a word one English does not know: no word, shorthand, slip of the keys (with `slips`) or part of a
+    hyphened word of known parts ("sweets-free")?"""
     plain = word.split("'")[0]
-    if len(plain) < 2 or _common(plain) or word in STOPWORDS:
-        return False
+    if len(plain) < 2 or len(plain) > _LONGEST_NAME or _common(plain) or word in STOPWORDS:
+        return False  # a run of letters longer than any name is no name (and not worth a slip of the keys' search)
     if "-" in plain:
         return False  # "5-a-side", "sweets-free": a compound of words, or of a name and words; left as said
     if re.search(r"(.)\1\1", plain):
@@ -86,7 +93,8 @@ def _unknown(word: str, lexicon: Lexicon) -> bool:
             return False
     if lexicon.is_word(plain):
         return False
-    return not (len(plain) >= _TYPO_LENGTH and any(lexicon.is_word(w, compounds=False) for w in _one_slip(plain)))
+    return not (slips and len(plain) >= _TYPO_LENGTH
+                and any(lexicon.is_word(w, compounds=False) for w in _one_slip(plain)))
 
 
 def _one_slip(word: str) -> set[str]:
