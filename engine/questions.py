@@ -197,6 +197,12 @@ def asks_for_instruction(question: str) -> bool:
     return _ASSISTANT_QUESTION.match(q) is not None or _ASSISTANT_OUTPUT_QUESTION.match(q) is not None
 
 
+_NOT_BARE_VERBS = frozenset("is was are were am has had does did can could will would should must may might".split())
+# "is there a sport the user does", "are there any apps the user uses for budgeting": the kind, then who and what.
+_THERE_IS_A = re.compile(rf"^(?:is|are)\s+there\s+(?:a|an|any)\s+(?P<kind>[^\W\d_]+(?:\s+[^\W\d_]+)?)\s+"
+                         rf"(?:that\s+|which\s+)?(?P<subject>{_SUBJECT})\s+(?P<rest>\S.*)$", re.IGNORECASE)
+
+
 def as_statement(question: str) -> str | None:
     """The start of the statement a third-person question asks for, or None when it has no question shape.
 
@@ -208,6 +214,12 @@ def as_statement(question: str) -> str | None:
     instruction = _instruction_statement(q)
     if instruction is not None:
         return instruction
+    there = _THERE_IS_A.match(q)
+    if there:  # "is there a sport the user does" -> "User does sport"
+        rest = there["rest"].split()
+        if rest[0].lower() not in _NOT_BARE_VERBS:  # "the user do" as the question was turned: "User does"
+            rest[0] = _present_third_person(rest[0])
+        return assistant_voice(" ".join([_statement_subject(there["subject"]), *rest, there["kind"]]))
     wh_noun = ""
     match = _WH_QUESTION.match(q)
     if match:
@@ -599,18 +611,27 @@ _ASKED_KIND = re.compile(
     r"(?:(?:my|our|your|his|her|their|the)\s+)?"
     r"(?:(?:kinds?|types?|sorts?|pieces?|styles?|items?)\s+of\s+)?"
     r"(?P<words>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})", re.IGNORECASE)
+# A yes/no question asks by kind with "a"/"an" too: "do I play an instrument?", "have we got a pet?", "am I on a
+# medication?", "is there a sport I do?". Only a question about the speaker or the user, whose verb comes first:
+# "when did I buy a car?" asks when, not whether.
+_ASKED_KIND_YES_NO = re.compile(
+    r"^\s*(?:(?:do|does|did|am|are|is|was|were|have|has|had|can|could)(?:n'?t)?\s+(?:i|we|the\s+user)\b"
+    r"[^?]*?\b(?:a|an)|(?:is|are)\s+there\s+(?:a|an|any))\s+"
+    r"(?P<words>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})", re.IGNORECASE)
+# "I" is no name: in "any allergies I have?" the kind is not a verb before someone named.
+_NOT_NAMES = frozenset({"I", "I'm", "I've", "I'd", "I'll", "Im", "Ive"})
 
 
 def asked_kind_words(question: str) -> tuple[str, ...]:
     """The lower-case words naming the kind of thing a question asks for ("what combat sport do I do?" ->
     ("combat", "sport")); () when it asks by no kind ("what did I do on Friday?")."""
     found: list[str] = []
-    for match in _ASKED_KIND.finditer(question):
+    for match in (*_ASKED_KIND.finditer(question), *_ASKED_KIND_YES_NO.finditer(question)):
         said = match["words"].split()
         following = question[match.end("words"):].split()[:1]
         for word, after in zip(said, said[1:] + following):
             # a word before a name is a verb ("what helps Joanna ...", "what attributes describe John?")
-            if word.lower() in STOPWORDS or after[:1].isupper():
+            if word.lower() in STOPWORDS or after[:1].isupper() and after.rstrip("?.!,") not in _NOT_NAMES:
                 break
             found.append(word.lower())
     return tuple(dict.fromkeys(found))

@@ -33,6 +33,26 @@ def test_a_question_asked_by_kind_finds_the_instance(stores, question, answer):
     assert not any(answer in h.memory.text for h in without.hits)
 
 
+# A yes/no question asks by kind too ("do I take a medication?", "is there a ... I ..."): the instance answers it.
+@pytest.mark.parametrize("question, answer", [
+    ("do I take a medication?", "metformin"),
+    ("have I got a reptile?", "tortoise"),
+    ("is there a medication I take every day?", "metformin"),
+])
+def test_a_yes_no_question_asked_by_kind_finds_the_instance(stores, question, answer):
+    hits = stores[True].recall(question, user_id="u").hits
+    assert hits and answer in hits[0].memory.text
+
+
+@pytest.mark.parametrize("question", [
+    "do I keep a bird?",
+    "does my daughter play a sport?",
+    "is there a car I drive?",
+])
+def test_a_yes_no_question_of_a_kind_nothing_stored_is_gets_nothing(stores, question):
+    assert stores[True].recall(question, user_id="u").hits == []
+
+
 @pytest.mark.parametrize("question", [
     "what bird do I keep?",  # Starling is a bank's name, no bird
     "what pet do I have?",  # nothing stored is a pet

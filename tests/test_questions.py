@@ -59,6 +59,11 @@ def test_wants_history(query, expected):
     ("Did the user finish the marathon?", "User finished the marathon"),
     ("Has the user ever been to Japan?", "User has ever been to Japan"),
     ("Can the user speak Spanish?", "User can speak Spanish"),
+    # "is there a ...": the kind the statement ends with
+    ("is there a sport the user do?", "User does sport"),
+    ("Is there a language the user is learning?", "User is learning language"),
+    ("are there any apps the user use for budgeting", "User uses for budgeting apps"),
+    ("is there a gym near the user?", None),
     # no question shape
     ("tell me about the user's job", None),
     ("the user's allergies", None),
@@ -350,6 +355,17 @@ def test_words_that_only_say_at_present_are_not_embedded(question, embedded):
     ("What attributes describe John?", ("attributes",)),
     ("What Italian dish does Tim cook?", ("italian", "dish")),
     ("what sport does Tim play?", ("sport",)),
+    # "I" is no name: the kind does not end before it
+    ("any allergies I have?", ("allergies",)),
+    # a yes/no question about the speaker asks by kind with "a"/"an", and so does "is there"
+    ("do I play an instrument?", ("instrument",)),
+    ("have we got a pet?", ("pet",)),
+    ("am I on a medication at the moment?", ("medication",)),
+    ("Is there a water sport I do?", ("water", "sport")),
+    ("are there any apps I use for budgeting?", ("apps",)),
+    # ... not a question asking when, nor one about someone named
+    ("when did I buy a car?", ()),
+    ("does Tim have a dog?", ()),
 ])
 def test_asked_kind_words(question, words):
     assert questions.asked_kind_words(question) == words
