@@ -197,6 +197,8 @@ def asks_for_instruction(question: str) -> bool:
     return _ASSISTANT_QUESTION.match(q) is not None or _ASSISTANT_OUTPUT_QUESTION.match(q) is not None
 
 
+# After "the user", a word already in its third-person or modal form is said as it is; a bare verb ("the user do",
+# "the user have") takes its -s. (Not the auxiliary lists above: they hold "do" and "have".)
 _NOT_BARE_VERBS = frozenset("is was are were am has had does did can could will would should must may might".split())
 # "is there a sport the user does", "are there any apps the user uses for budgeting": the kind, then who and what.
 _THERE_IS_A = re.compile(rf"^(?:is|are)\s+there\s+(?:a|an|any)\s+(?P<kind>[^\W\d_]+(?:\s+[^\W\d_]+)?)\s+"

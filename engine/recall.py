@@ -262,18 +262,25 @@ class Recall:
         kinds = self.kinds
         return lambda a, b: kinds.same_thing(a, b, things_only=True)
 
-    def _nearest_cosines(self, said: list[tuple[int, str]]) -> dict[int, float]:
+    def _nearest_cosines(self, said: list[tuple[int, str]],
+                         said_as_noun: dict[tuple[int, str], str] | None = None) -> dict[int, float]:
         """Each memory's cosine to the nearest of the sentences said for it ((memory id, sentence) pairs), with
-        every distinct sentence encoded once, all in one call."""
-        if not said:
+        every distinct sentence encoded once, all in one call. For the pairs of `said_as_noun` the memory is the
+        text given there (said with its doing's noun, kinds.doings), encoded in the same call, not its stored
+        vector."""
+        said_as_noun = said_as_noun or {}
+        if not said and not said_as_noun:
             return {}
-        sentences = list(dict.fromkeys(sentence for _, sentence in said))
-        encoded = dict(zip(sentences, self.embedder.encode_queries(sentences)))
-        vectors = self.ledger.embeddings(sorted({memory_id for memory_id, _ in said}))
+        texts = list(dict.fromkeys([*(sentence for _, sentence in said), *(sentence for _, sentence in said_as_noun),
+                                    *said_as_noun.values()]))
+        encoded = dict(zip(texts, self.embedder.encode_queries(texts)))
+        vectors = self.ledger.embeddings(sorted({memory_id for memory_id, _ in said})) if said else {}
+        pairs = [(memory_id, vectors[memory_id], sentence) for memory_id, sentence in said if memory_id in vectors]
+        pairs += [(memory_id, encoded[memory_said], sentence)
+                  for (memory_id, sentence), memory_said in said_as_noun.items()]
         best: dict[int, float] = {}
-        for memory_id, sentence in said:
-            if memory_id in vectors:
-                best[memory_id] = max(best.get(memory_id, -1.0), float(vectors[memory_id] @ encoded[sentence]))
+        for memory_id, memory_vector, sentence in pairs:
+            best[memory_id] = max(best.get(memory_id, -1.0), float(memory_vector @ encoded[sentence]))
         return best
 
     @staticmethod
@@ -375,22 +382,9 @@ class Recall:
                 elif sentence:
                     said[(hit.memory.id, sentence)] = None
                     owners.add(hit.memory.id)
-        best = self._nearest_cosines(list(said))
-        for memory_id, cosine in self._cosines_said_as_noun(said_as_noun).items():
-            best[memory_id] = max(best.get(memory_id, -1.0), cosine)
         # The raw blend has no statement term of its own: there the better cosine is the semantic one.
-        return self._lifted(candidates, "statement" if self.settings.calibrated else "semantic", best)
-
-    def _cosines_said_as_noun(self, said_as_noun: dict[tuple[int, str], str]) -> dict[int, float]:
-        """Each memory's cosine, said with its doing's noun, to the nearest statement said for it with that noun."""
-        if not said_as_noun:
-            return {}
-        texts = list(dict.fromkeys([*(sentence for _, sentence in said_as_noun), *said_as_noun.values()]))
-        encoded = dict(zip(texts, self.embedder.encode_queries(texts)))
-        best: dict[int, float] = {}
-        for (memory_id, sentence), memory_said in said_as_noun.items():
-            best[memory_id] = max(best.get(memory_id, -1.0), float(encoded[memory_said] @ encoded[sentence]))
-        return best
+        return self._lifted(candidates, "statement" if self.settings.calibrated else "semantic",
+                            self._nearest_cosines(list(said), said_as_noun))
 
     def _names_all(self, text: str, things: list[str]) -> bool:
         return all(self._names_thing(text, thing) for thing in things)

@@ -143,8 +143,8 @@ class Settings(BaseSettings):
     # with the instance in place of the kind ("User plays tennis" for "which sport do I play?") and compared with
     # the memory too (needs kind_terms and statement_query). 0 turns it off.
     kind_statements: int = Field(8, ge=0, le=64)
-    # ... and a doing said by its verb alone is an instance by its -ing noun ("User boxes twice a week" names boxing,
-    # a sport, for "what combat sport do I do?"; kinds.doings). False: only the nouns a memory says.
+    # ... and a doing said by its verb alone is an instance by its -ing noun ("User surfs whenever the waves are
+    # decent" names surfing, a sport, for "what sport do I do?"; kinds.doings). False: only the nouns a memory says.
     doing_words: bool = True
     # For this many of the candidates nearest the question, a relative, pet or carer the question names is said
     # as the memory names the same one ("where does the user's nan live?" for "where does my grandmother live?" of

@@ -16,6 +16,9 @@ DOINGS = [
     ("row", "I row on the canal before work most days", "what sport do I do before work?", "rows"),
     ("water", "I swim three mornings a week at the lido", "what water sport do I do?", "swims"),
     ("pair", "me and my daughter skate at the rink on saturdays", "which sport do my daughter and I do?", "skate"),
+    # a long chatty memory: compared as said by its verb, "User does boxing" and it stay apart
+    ("box", "I box twice a week at a little gym by the station, best stress relief there is", "what sport do I do?",
+     "boxes"),
     # not a doing of its kind: something done to, only wished for, a kind WordNet does not give it
     ("bakery", "I run a small bakery on the high street", "what sport do I do?", None),
     ("orders", "I box up the orders for my shop every friday", "what sport do I do on fridays?", None),
@@ -47,4 +50,15 @@ def test_a_doing_said_by_its_verb_answers_its_kind(stores, user, said, question,
 def test_with_doing_words_off_the_verb_is_not_read_as_its_noun(stores):
     refused = {user for user, _, question, answer in DOINGS
                if answer and not stores[False].recall(question, user_id=user).hits}
-    assert refused == {"surf", "row"}  # the others the model puts near enough on its own ("swims", "skate")
+    assert refused == {"surf", "row", "box"}  # the others the model puts near enough on its own ("swims", "skate")
+
+
+def test_a_memory_that_only_wishes_gets_no_statement_said_with_its_instance(stores_by):
+    """The model alone may serve a wish ("would love to learn the cello one day" for "what instrument do I play?"),
+    but the statement said with the instance ("User plays cello") must not lift it: its score is the same with the
+    kind statements off."""
+    wish = "I would love to learn the cello one day"
+    with stores_by("kind_statements", (8, 0), [wish]) as made:
+        scores = {n: [h.score for h in store.recall("what instrument do I play?", user_id="u").candidates
+                      if "cello" in h.memory.text] for n, store in made.items()}
+    assert scores[8] and scores[8] == scores[0]
