@@ -196,6 +196,8 @@ class Recall:
                 sem = max(sem, stmt)  # the raw blend has no statement term of its own
             candidates.append(Hit(memory, 0.0, round(sem, 6), round(lexical.get(memory_id, 0.0), 6), memory.importance,
                                   statement=round(stmt, 6), coverage=self._coverage(terms, memory)))
+        if s.replaced_answers is not None and not history_cue:
+            candidates = self._answering_for_the_replaced(query, candidates, qvec, svec, s.replaced_answers)
         if history:
             candidates.extend(self._historical_candidates(user_id, qvec, svec, terms, n))
         if s.member_words:
@@ -253,6 +255,30 @@ class Recall:
             if sentence:
                 said.append((hit.memory.id, sentence))
         return self._lifted(candidates, "semantic", self._nearest_cosines(said))
+
+    def _answering_for_the_replaced(self, query: str, candidates: list[Hit], qvec: np.ndarray, svec: np.ndarray,
+                                    margin: float) -> list[Hit]:
+        """A memory that replaced another answers what the other answered: "User moved everything to Starling" took
+        the place of "User banks with Barclays", which is what "which bank do I use?" is worded like. Its semantic
+        and statement cosines are at least those of the memories it replaced (up to three steps back) less
+        `margin`; only of one that answers the question itself, not a near miss ("which school does my son go to?"
+        is not answered by the daughter's school, nor by where she moved to). Not for a question about the past,
+        where the replaced memory itself is the answer."""
+        replacing = [hit.memory.id for hit in candidates if hit.memory.supersedes is not None and not hit.historical]
+        if not replacing:
+            return candidates
+        replaced = self.ledger.replaced_embeddings(replacing)
+        lifted = []
+        for hit in candidates:
+            vectors = [vector for text, vector in replaced.get(hit.memory.id, ())
+                       if not self._near_miss(query, text, dated=bool(hit.memory.source_timestamp))]
+            if vectors:
+                semantic = max(float(v @ qvec) for v in vectors) - margin
+                statement = max(float(v @ svec) for v in vectors) - margin if svec is not qvec else semantic
+                hit = replace(hit, semantic=round(max(hit.semantic, semantic), 6),
+                              statement=round(max(hit.statement, statement), 6))
+            lifted.append(hit)
+        return lifted
 
     def _thing_words(self) -> Callable[[str, str], bool] | None:
         """Do two words name one thing one has or uses (kinds.Kinds.same_thing, things only: "pushchair" and
@@ -438,17 +464,17 @@ class Recall:
 
         return [h for h in candidates if about_them(h)]
 
-    def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
-        """Memories that answer a neighbouring question, not this one: another relative, pet or team role
-        than the one asked about (questions.contrast_mismatch), or no value of the kind asked for
-        (questions.lacks_asked_value). Their cosine is high because the sentences differ in one word."""
+    def _near_miss(self, query: str, text: str, *, dated: bool) -> bool:
+        """Does a memory of this text answer a neighbouring question, not this one: another relative, pet or team
+        role than the one asked about (questions.contrast_mismatch), or no value of the kind asked for
+        (questions.lacks_asked_value). Its cosine is high because the sentences differ in one word."""
         s = self.settings
-        if s.contrast_filter:
-            candidates = [h for h in candidates if not questions.contrast_mismatch(query, h.memory.text)]
-        if s.answer_type_filter:
-            candidates = [h for h in candidates if not questions.lacks_asked_value(
-                query, h.memory.text, dated=bool(h.memory.source_timestamp))]
-        return candidates
+        return ((s.contrast_filter and questions.contrast_mismatch(query, text))
+                or (s.answer_type_filter and questions.lacks_asked_value(query, text, dated=dated)))
+
+    def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
+        return [h for h in candidates
+                if not self._near_miss(query, h.memory.text, dated=bool(h.memory.source_timestamp))]
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, svec: np.ndarray, terms: list[str],
                                n: int) -> list[Hit]:

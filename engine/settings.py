@@ -166,6 +166,10 @@ class Settings(BaseSettings):
     # replaces that memory when at least this similar (resolve.py rule 16). Low: MiniLM puts such pairs at 0.15-0.2
     # (specs/glasses, pram/stroller on dev cases); the other word is the evidence. None turns it off.
     synonym_update_floor: float | None = Field(0.10, ge=0.0, le=1.0)
+    # A memory that replaced another answers what that one answered ("User moved everything to Starling" after "User
+    # banks with Barclays", asked "which bank do I use?"): its cosines to the question are at least the replaced
+    # memory's less this margin (recall.py). None turns it off.
+    replaced_answers: float | None = Field(0.0, ge=0.0, le=1.0)
     # Superseded memories scored when a question asks about the past (newest first).
     history_pool: int = Field(2000, ge=1, le=1_000_000)
     # Committed vector changes written to Chroma in batches of this many on the ingest path (recall

@@ -92,11 +92,12 @@ def ledger(pg_database):
 
 
 def add_memory(conn, user_id="u1", subject="user", attribute="city", value="Oslo", *, multi=False, message_id=None,
-               **extra):
+               embedding=None, **extra):
     return PgLedger.insert_memory(
         conn, user_id=user_id, text=f"{subject} {attribute} {value}", type="fact", subject=subject,
         attribute=attribute, value=value, value_key=value.lower(), multi_valued=multi, importance=0.5,
-        message_id=message_id, embedding=np.ones(4, dtype=np.float32), created_at=NOW, **extra,
+        message_id=message_id, embedding=np.ones(4, dtype=np.float32) if embedding is None else embedding,
+        created_at=NOW, **extra,
     )
 
 
@@ -224,6 +225,27 @@ def test_superseding_the_engine_way_commits_and_keeps_the_chain(ledger):
     with ledger.transaction("u1") as conn:
         with pytest.raises(Exception, match="no longer active"):
             ledger.mark_superseded(conn, old, new + 1, NOW)
+
+
+@pytest.mark.servers
+def test_replaced_embeddings_walk_the_chain_back_to_its_depth(ledger):
+    vectors = [np.eye(4, dtype=np.float32)[i] for i in range(4)]
+    ids = []
+    for i, city in enumerate(("Oslo", "Bergen", "Tromso", "Bodo")):  # each replaces the one before
+        with ledger.transaction("u1") as conn:
+            new = ledger.next_memory_id(conn)
+            if ids:
+                ledger.mark_superseded(conn, ids[-1], new, NOW)
+            ids.append(add_memory(conn, value=city, memory_id=new, supersedes=ids[-1] if ids else None,
+                                  embedding=vectors[i]))
+    with ledger.transaction("u1") as conn:
+        lone = add_memory(conn, attribute="pet", value="cat")
+    walked = ledger.replaced_embeddings([ids[-1], lone])
+    assert [(text, v.tolist()) for text, v in walked[ids[-1]]] == [
+        ("user city Tromso", vectors[2].tolist()), ("user city Bergen", vectors[1].tolist()),
+        ("user city Oslo", vectors[0].tolist())]
+    assert lone not in walked
+    assert [text for text, _ in ledger.replaced_embeddings([ids[-1]], depth=1)[ids[-1]]] == ["user city Tromso"]
 
 
 @pytest.mark.servers

@@ -126,6 +126,27 @@ class LedgerQueries:
                 out[mid] = blob_to_vector(blob)
         return out
 
+    def replaced_embeddings(self, ids: Sequence[int], depth: int = 3) -> dict[int, list[tuple[str, np.ndarray]]]:
+        """For each memory of `ids`, the (text, vector) of the memories it replaced, and of those they replaced, up
+        to `depth` steps back along the supersede chain, newest first."""
+        out: dict[int, list[tuple[str, np.ndarray]]] = {}
+        newest = {mid: mid for mid in ids}  # a memory of the chain -> the memory of `ids` it led to
+        for _ in range(depth):
+            if not newest:
+                break
+            found: dict[int, int] = {}
+            keys = list(newest)
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                for mid, replaced_by, text, blob in self.query(
+                        f"SELECT id, replaced_by, text, embedding FROM memories WHERE replaced_by IN ({marks}) "
+                        "AND status = 'superseded' ORDER BY id DESC", chunk):
+                    out.setdefault(newest[replaced_by], []).append((text, blob_to_vector(blob)))
+                    found[mid] = newest[replaced_by]
+            newest = found
+        return out
+
     def list(self, user_id: str | None, status: str, limit: int, offset: int) -> list[Memory]:
         """A page of memories, newest first."""
         where, params = self._filter(user_id, status)
