@@ -203,11 +203,13 @@ class Ingest:
         plan = self.plan(conn, user_id, cand, vector, message_id)
         # Rule 0: a value said for a while is kept beside the standing fact, whatever the rules below pair it with.
         for_a_while = plan.reason == FOR_A_WHILE
+        replaces_an_ending = False
         if (not for_a_while and plan.action == "created" and after is not None
                 and takes_the_place(cand, after[0], before[0] if before is not None else None)):
             # what holds instead of what the previous clause ended replaces the ending, which keeps the chain
             plan = dataclasses.replace(plan, action="superseded", supersede_ids=[after[1]],
                            reason="what holds instead of what the message's previous fact ended")
+            replaces_an_ending = True
         elif (not for_a_while and plan.action == "created" and before is not None
               and self.settings.clause_before_floor is not None):
             found, why = thing_said_before(cand, before[0], self._nearest(conn, user_id, before[1]), user_id=user_id,
@@ -228,7 +230,9 @@ class Ingest:
                 plan = dataclasses.replace(plan, action="superseded", supersede_ids=found, reason=why)
         if plan.action == "confirmed":
             return plan, plan.confirmed_id
-        if self.settings.restate_updates and len(plan.supersede_ids) == 1:
+        if self.settings.restate_updates and len(plan.supersede_ids) == 1 and not replaces_an_ending:
+            # An ending ("User cancelled Prime.") is no frame for what holds instead: said in it, the new value
+            # would be what ended ("User cancelled Mubi.").
             cand, vector = self._restated(conn, cand, vector, plan)
         new_id = self.ledger.next_memory_id(conn)
         # The old memory points at the new one before the new row exists; checked at commit.
