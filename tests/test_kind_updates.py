@@ -151,6 +151,19 @@ def test_rule_14_is_off_without_kinds_or_with_a_floor_above_the_similarity():
     ("took the day off work", []),
     # "off" opening a clause is a place unless said of these days; "-free" before a noun is said of that thing
     ("Off the court.", []), ("testing out dairy-free dessert recipes", []),
+    # the same end in other words: the verb before the kind, around it, the kind first, an allergy found out
+    ("ditched energy drinks, feel great", ["energy drinks"]), ("said goodbye to dairy last month", ["dairy"]),
+    ("weaned myself off caffeine", ["caffeine"]), ("steering clear of gluten these days", ["gluten"]),
+    ("put the cigarettes aside for good", ["cigarettes"]), ("knocked the booze on the head", ["booze"]),
+    ("my stomach can't handle spicy food anymore", ["spicy food"]),
+    ("haven't touched alcohol since new year", ["alcohol"]), ("honestly fizzy drinks are off the menu", ["fizzy drinks"]),
+    ("booze and me are done", ["booze"]), ("takeaways are a thing of the past", ["takeaways"]),
+    ("no caffeine for me these days", ["caffeine"]), ("turns out im allergic to shellfish so thats over", ["shellfish"]),
+    ("doctor banned salt", ["salt"]), ("cut sugar out completely", ["sugar"]),
+    # a fall, leaving, an avoidance said of one occasion, one order, an allergy with no news, a wish: no end of a kind
+    ("I dropped my phone", []), ("I dropped out of uni", []), ("he dropped me off at work", []),
+    ("avoiding sugar at the party", []), ("no ice for me thanks", []), ("I'm allergic to cats", []),
+    ("i should really ditch sugar", []), ("put my bike away", []),
 ])
 def test_ended_kinds(clause, kinds):
     assert ended_kinds(clause) == kinds

@@ -1316,18 +1316,65 @@ _ONLY_WISHED = re.compile(r"\b(?:should|would|could|might|must|want(?:s|ed)?\s+t
                           r"(?:\s+\w+){0,3}\s*$", re.IGNORECASE)
 
 
+# The same end in other words. Each pattern's group "kind" is the kind's phrase; the ones where the kind comes first
+# ("sugar is off the menu") may start it at a filler word, which is dropped ("honestly sugar" is sugar).
+_KIND = r"(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2})"
+_KIND_FIRST = r"(?P<kind>[a-z][a-z'-]*(?:\s+[a-z][a-z'-]*){0,2}?)"
+# A clause that says when the end began or that it holds: an avoidance said with none ("avoiding sugar at the
+# party") is no end of a habit.
+_HOLDS_NOW = r"(?=.*\b(?:now|these days|nowadays|since|any\s?more|for good|completely|entirely|altogether|totally)\b)"
+_ENDS_A_KIND_IN_OTHER_WORDS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
+    # the verb before the kind: "ditched energy drinks", "said goodbye to dairy", "weaned myself off caffeine"
+    # ("dropped my phone" fell, "dropped out of uni" left: dropped ends a kind said bare)
+    r"\b(?:ditched|ditching|(?:dropped|dropping)(?!\s+(?:my|our|his|her|their|me|him|them|us|out|off|by|in)\b)|"
+    r"binned|binning|packed in|kicked|deleted|uninstalled|"
+    r"unsubscribed from|(?:said|say|saying|waved|bid|bade) (?:goodbye|bye|farewell) to|"
+    r"stepped away from|walked away from|wean(?:ed|ing)? (?:myself |ourselves )?off|"
+    r"(?:finished|done|over) with|(?:doctor|gp|dentist|wife|husband|partner) (?:has )?banned|banned)\s+"
+    rf"(?:{_DOING}\s+)?{_KIND}",
+    # an avoidance said to hold now: "steering clear of gluten these days"
+    rf"\b(?:avoid|avoiding|steer clear of|steering clear of|staying away from|keeping away from|stay away from)\s+"
+    rf"(?:{_DOING}\s+)?{_KIND}{_HOLDS_NOW}",
+    # the kind between the verb and its particle: "put the cigarettes aside", "knocked the booze on the head",
+    # "kicked the vaping habit", "packed the fags in", "cut sugar out"
+    rf"\b(?:put|putting|kicked|kicking|knocked|knocking|packed|packing|gave|giving|given|cut|cutting)\s+"
+    rf"{_KIND}\s+(?:aside|on the head|habit|in for good|up for good|out (?:completely|entirely|altogether|now))\b",
+    # can't any more: "my stomach can't handle spicy food anymore", "can't afford takeaways these days"
+    r"\b(?:can'?t|cannot|can not|no longer able to)\s+(?:eat|drink|have|handle|stomach|tolerate|take|do|afford|"
+    rf"touch|play|use)\s+(?:any\s+)?{_KIND}\s+(?:any\s?more|now|these days|nowadays)\b",
+    # not since: "haven't touched alcohol since new year", "not had caffeine in weeks"
+    r"\b(?:haven'?t|have not|hasn'?t|not)\s+(?:touched|had|eaten|drunk|bought|played|smoked|used|been near)\s+"
+    rf"(?:any\s+)?{_KIND}\s+(?:since|in|for)\b",
+    # the kind first: "fizzy drinks are off the menu", "booze and me are done", "takeaways are a thing of the past"
+    rf"\b{_KIND_FIRST}\s+(?:is|are|'s|'re|has been|have been)\s+(?:officially\s+|totally\s+|completely\s+)?"
+    r"(?:off the menu|a thing of the past|history|dead to me|over for me|out for me|banned)\b",
+    rf"\b{_KIND_FIRST}\s+and\s+(?:me|i)\s+(?:are|r)\s+(?:done|over|finished|through)\b",
+    # "no caffeine for me these days"; not one order ("no ice for me thanks")
+    rf"\bno\s+{_KIND}\s+for\s+(?:me|us)\b{_HOLDS_NOW}",
+    # an allergy found out ends what it forbids: "turns out im allergic to shellfish so thats over"
+    r"\b(?:turns out|turned out|found out|find out|discovered|diagnosed|apparently|just learned|developed)\b.*?"
+    rf"\b(?:allergic|intolerant)\s+(?:to|of)\s+{_KIND}",
+))
+# Words before the kind of the patterns where it comes first that are no part of it.
+_FILLERS = frozenset("honestly basically officially so and but now lol ok okay well also totally completely literally "
+                     "yeah sadly tbh think guess right anyway anyways plus then".split())
+
+
 def ended_kinds(clause: str) -> list[str]:
     """The kinds of thing a clause says the speaker has ended ("gave up soft drinks, its just water now" ->
-    ["soft drinks"]); none when the end is only wished for ("i should really cut out meat")."""
+    ["soft drinks"], "fizzy drinks are off the menu" -> ["fizzy drinks"]); none when the end is only wished for ("i
+    should really cut out meat")."""
     found = []
-    for match in _ENDS_A_KIND.finditer(clause):
+    matches = [(m, m["kind"] or m["kind_not"] or m["kind_free"]) for m in _ENDS_A_KIND.finditer(clause)]
+    matches += [(m, m["kind"]) for pattern in _ENDS_A_KIND_IN_OTHER_WORDS for m in pattern.finditer(clause)]
+    for match, phrase in matches:
         if _ONLY_WISHED.search(clause[:match.start()]):
             continue
-        words = (match["kind"] or match["kind_not"] or match["kind_free"]).casefold().split()
-        while words and words[0] in _BEFORE_THE_KIND:
+        words = phrase.casefold().split()
+        while words and (words[0] in _BEFORE_THE_KIND or words[0] in _FILLERS):
             words = words[1:]
         cut = next((i for i, w in enumerate(words) if w in _AFTER_THE_KIND), len(words))
         words = words[:cut]
         if words and not any(w.endswith("ing") or w in textlib.STOPWORDS for w in words):
             found.append(" ".join(words))
-    return found
+    return list(dict.fromkeys(found))
