@@ -82,6 +82,10 @@ class Kinds(Protocol):
         "spirits")?"""
         ...
 
+    def made_with(self, word: str, substance: str) -> bool:
+        """Is a lower-case word a thing made with `substance` ("espresso", "caffeine"; "cigar", "nicotine")?"""
+        ...
+
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         """Do two different lower-case words name one thing ("specs", "glasses"; "pram", "stroller")? With
         `things_only`, one had or used, made, eaten or grown, or a person (not a place, a time or a doing)."""
@@ -196,9 +200,20 @@ class WordNetKinds:
 
     def is_a(self, word: str, kind: str) -> bool:
         nouns = _nouns(str(self.directory))
-        *before, last = kind.split() or [""]
-        lemmas = {"_".join(before + [form]) for form in _singulars(last)}  # "soft drinks" is filed as "soft_drink"
+        lemmas = self._kind_lemmas(kind)
+        # a noun said for what is made of it is its product: "dairy" (a farm to WordNet) is dairy products
+        lemmas |= {f"{lemma}_product" for lemma in lemmas}
         return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
+
+    def made_with(self, word: str, substance: str) -> bool:
+        nouns = _nouns(str(self.directory))
+        lemmas = self._kind_lemmas(substance)
+        return any(nouns.made_with(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
+
+    @staticmethod
+    def _kind_lemmas(kind: str) -> set[str]:
+        *before, last = kind.split() or [""]
+        return {"_".join(before + [form]) for form in _singulars(last)}  # "soft drinks" is filed as "soft_drink"
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         if a == b:
@@ -260,6 +275,7 @@ class _Nouns:
         self.lemmas: dict[str, list[str]] = {}
         self.lexicographer_file: dict[str, str] = {}
         self.above: dict[str, list[str]] = {}
+        self.substances: dict[str, list[str]] = {}  # what a thing is made with: coffee -> coffee bean, caffeine
         with open(root / "data.noun", encoding="latin-1") as lines:
             for line in lines:
                 if line.startswith(" "):
@@ -272,6 +288,9 @@ class _Nouns:
                 pointers = int(fields[at])
                 self.above[offset] = [fields[at + 2 + 4 * k] for k in range(pointers)
                                       if fields[at + 1 + 4 * k] in ("@", "@i") and fields[at + 3 + 4 * k] == "n"]
+                substances = [fields[at + 2 + 4 * k] for k in range(pointers) if fields[at + 1 + 4 * k] == "%s"]
+                if substances:
+                    self.substances[offset] = substances
         self.below: dict[str, list[str]] = {}
         for offset, heads in self.above.items():
             for head in heads:
@@ -339,6 +358,18 @@ class _Nouns:
         frontier = list(self.any_senses.get(word, ()))
         for _ in range(MAX_HOPS + 1):
             if any(lemmas & set(self.lemmas[o]) and self.kinds_below(o) <= MAX_KINDS_BELOW for o in frontier):
+                return True
+            frontier = [h for o in frontier for h in self.above[o]]
+        return False
+
+    def made_with(self, word: str, lemmas: set[str]) -> bool:
+        """Is one of a word's senses, or a kind at most MAX_HOPS above one with at most MAX_KINDS_BELOW kinds below
+        it, made with a substance filed under one of `lemmas` (WordNet's substance meronyms: "espresso" is a coffee,
+        and coffee is made with caffeine)?"""
+        frontier = list(self.any_senses.get(word, ()))
+        for _ in range(MAX_HOPS + 1):
+            if any(lemmas & set(self.lemmas[m]) for o in frontier if self.kinds_below(o) <= MAX_KINDS_BELOW
+                   for m in self.substances.get(o, ())):
                 return True
             frontier = [h for o in frontier for h in self.above[o]]
         return False

@@ -25,6 +25,10 @@ _TABLE = {
 }
 
 
+# (thing, a substance it is made with)
+_MADE_WITH = {("espresso", "caffeine"), ("coffee", "caffeine")}
+
+
 class TableKinds:
     """Two words are of one kind when the table files both under it; kinds_of as kinds.Kinds gives them."""
 
@@ -37,6 +41,9 @@ class TableKinds:
 
     def is_a(self, word: str, kind: str) -> bool:
         return kind in _TABLE.get(word, (None, ()))[1]
+
+    def made_with(self, word: str, substance: str) -> bool:
+        return (word, substance) in _MADE_WITH
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return False
@@ -186,6 +193,9 @@ ESPRESSO = _memory(5, "User drinks espresso after lunch.")
     ("my brother gave up coffee", "User's brother gave up coffee.", ESPRESSO, 0.5, False),
     # too far in meaning
     ("gave up coffee", "User gave up coffee.", ESPRESSO, 0.2, False),
+    # a substance the thing is made with, said in other words
+    ("ditched caffeine completely", "User ditched caffeine completely.", ESPRESSO, 0.3, True),
+    ("i should ditch caffeine", "User should ditch caffeine.", ESPRESSO, 0.5, False),
 ])
 def test_an_end_said_of_a_kind_replaces_the_things_of_that_kind(clause, text, old, similarity, ended):
     p = plan_candidate(_clause(clause, text), SlotState(), lambda n: [Neighbour(old, similarity)][:n], user_id="u",

@@ -147,6 +147,17 @@ def test_two_words_are_not_things_of_one_kind(kinds, a, b):
     ("coffee", "alcohol", False), ("coffee", "soft drinks", False), ("salmon", "meat", False),
     ("piano", "device", False),  # a kind said of thousands of things
     ("quinoa", "grain", False),  # a word WordNet does not have
+    # a noun said for what is made of it: "dairy" is a farm to WordNet, dairy products are what one gives up
+    ("cheddar", "dairy", True), ("yoghurt", "dairy", True), ("bacon", "dairy", False),
 ])
 def test_a_word_names_a_thing_of_a_kind(kinds, word, kind, expected):
     assert kinds.is_a(word, kind) is expected
+
+
+@pytest.mark.parametrize("word, substance, expected", [
+    ("espresso", "caffeine", True),  # a coffee, and coffee is made with caffeine
+    ("tea", "caffeine", True), ("cigarettes", "nicotine", True), ("bread", "flour", True),
+    ("espresso", "sugar", False), ("water", "caffeine", False), ("milk", "caffeine", False),
+])
+def test_a_word_names_a_thing_made_with_a_substance(kinds, word, substance, expected):
+    assert kinds.made_with(word, substance) is expected

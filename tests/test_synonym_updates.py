@@ -62,6 +62,10 @@ _SAME = {frozenset(p) for p in [("specs", "glasses"), ("pram", "stroller"), ("so
                                 ("flat", "apartment")]}
 
 
+# (thing, a substance it is made with)
+_MADE_WITH = {("espresso", "caffeine"), ("coffee", "caffeine")}
+
+
 class TableKinds:
     def kinds_of(self, word: str) -> frozenset[str]:
         return frozenset()
@@ -71,6 +75,9 @@ class TableKinds:
 
     def is_a(self, word: str, kind: str) -> bool:
         return False
+
+    def made_with(self, word: str, substance: str) -> bool:
+        return (word, substance) in _MADE_WITH
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return frozenset((a, b)) in _SAME

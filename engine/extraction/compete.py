@@ -1345,15 +1345,17 @@ _ENDS_A_KIND_IN_OTHER_WORDS = tuple(re.compile(pattern, re.IGNORECASE) for patte
     # not since: "haven't touched alcohol since new year", "not had caffeine in weeks"
     r"\b(?:haven'?t|have not|hasn'?t|not)\s+(?:touched|had|eaten|drunk|bought|played|smoked|used|been near)\s+"
     rf"(?:any\s+)?{_KIND}\s+(?:since|in|for)\b",
+    # an allergy found out ends what it forbids: "turns out im allergic to shellfish so thats over"
+    r"\b(?:turns out|turned out|found out|find out|discovered|diagnosed|apparently|just learned|developed)\b.*?"
+    rf"\b(?:allergic|intolerant)\s+(?:to|of)\s+{_KIND}",
+))
+_KIND_FIRST_PATTERNS = tuple(re.compile(pattern, re.IGNORECASE) for pattern in (
     # the kind first: "fizzy drinks are off the menu", "booze and me are done", "takeaways are a thing of the past"
     rf"\b{_KIND_FIRST}\s+(?:is|are|'s|'re|has been|have been)\s+(?:officially\s+|totally\s+|completely\s+)?"
     r"(?:off the menu|a thing of the past|history|dead to me|over for me|out for me|banned)\b",
     rf"\b{_KIND_FIRST}\s+and\s+(?:me|i)\s+(?:are|r)\s+(?:done|over|finished|through)\b",
     # "no caffeine for me these days"; not one order ("no ice for me thanks")
     rf"\bno\s+{_KIND}\s+for\s+(?:me|us)\b{_HOLDS_NOW}",
-    # an allergy found out ends what it forbids: "turns out im allergic to shellfish so thats over"
-    r"\b(?:turns out|turned out|found out|find out|discovered|diagnosed|apparently|just learned|developed)\b.*?"
-    rf"\b(?:allergic|intolerant)\s+(?:to|of)\s+{_KIND}",
 ))
 # Words before the kind of the patterns where it comes first that are no part of it.
 _FILLERS = frozenset("honestly basically officially so and but now lol ok okay well also totally completely literally "
@@ -1365,12 +1367,17 @@ def ended_kinds(clause: str) -> list[str]:
     ["soft drinks"], "fizzy drinks are off the menu" -> ["fizzy drinks"]); none when the end is only wished for ("i
     should really cut out meat")."""
     found = []
-    matches = [(m, m["kind"] or m["kind_not"] or m["kind_free"]) for m in _ENDS_A_KIND.finditer(clause)]
-    matches += [(m, m["kind"]) for pattern in _ENDS_A_KIND_IN_OTHER_WORDS for m in pattern.finditer(clause)]
-    for match, phrase in matches:
+    matches = [(m, m["kind"] or m["kind_not"] or m["kind_free"], False) for m in _ENDS_A_KIND.finditer(clause)]
+    matches += [(m, m["kind"], False) for pattern in _ENDS_A_KIND_IN_OTHER_WORDS for m in pattern.finditer(clause)]
+    matches += [(m, m["kind"], True) for pattern in _KIND_FIRST_PATTERNS for m in pattern.finditer(clause)]
+    for match, phrase, kind_first in matches:
         if _ONLY_WISHED.search(clause[:match.start()]):
             continue
         words = phrase.casefold().split()
+        if kind_first:
+            # the phrase may start words before the kind: "lactose intolerant so dairy" is dairy
+            bounds = [i for i, w in enumerate(words) if w in _AFTER_THE_KIND or w in _FILLERS or w in textlib.STOPWORDS]
+            words = words[bounds[-1] + 1:] if bounds else words
         while words and (words[0] in _BEFORE_THE_KIND or words[0] in _FILLERS):
             words = words[1:]
         cut = next((i for i, w in enumerate(words) if w in _AFTER_THE_KIND), len(words))
