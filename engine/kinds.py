@@ -82,8 +82,11 @@ class Kinds(Protocol):
         "spirits")?"""
         ...
 
-    def made_with(self, word: str, substance: str) -> bool:
-        """Is a lower-case word a thing made with `substance` ("espresso", "caffeine"; "cigar", "nicotine")?"""
+    def covers(self, word: str, kind: str) -> bool:
+        """Does an end said of `kind` end the thing a lower-case word names: one of that kind (is_a), of a kind whose
+        name starts with it (a one-word kind said alone stands for it: "dairy", a farm to WordNet, for dairy products;
+        "keyboard", a device, for keyboard instruments), or one made with it ("espresso" and "caffeine", "cigar" and
+        "nicotine")?"""
         ...
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
@@ -201,14 +204,13 @@ class WordNetKinds:
     def is_a(self, word: str, kind: str) -> bool:
         nouns = _nouns(str(self.directory))
         lemmas = self._kind_lemmas(kind)
-        # a noun said for what is made of it is its product: "dairy" (a farm to WordNet) is dairy products
-        lemmas |= {f"{lemma}_product" for lemma in lemmas}
         return any(nouns.is_a(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
 
-    def made_with(self, word: str, substance: str) -> bool:
+    def covers(self, word: str, kind: str) -> bool:
         nouns = _nouns(str(self.directory))
-        lemmas = self._kind_lemmas(substance)
-        return any(nouns.made_with(form, lemmas) for form in _singulars(word) if form in nouns.any_senses)
+        lemmas = self._kind_lemmas(kind)
+        return any(nouns.is_a(form, lemmas, compounds=True) or nouns.made_with(form, lemmas)
+                   for form in _singulars(word) if form in nouns.any_senses)
 
     @staticmethod
     def _kind_lemmas(kind: str) -> set[str]:
@@ -352,12 +354,15 @@ class _Nouns:
                     found.setdefault(h, hops)
         return found
 
-    def is_a(self, word: str, lemmas: set[str]) -> bool:
+    def is_a(self, word: str, lemmas: set[str], *, compounds: bool = False) -> bool:
         """Is one of a word's senses (any_senses), or a kind at most MAX_HOPS above one with at most MAX_KINDS_BELOW
-        kinds below it, filed under one of `lemmas`?"""
+        kinds below it, filed under one of `lemmas`? With `compounds`, a one-word lemma also names the kinds it is
+        the first word of ("keyboard" the keyboard instruments)."""
+        heads = tuple(f"{lemma}_" for lemma in lemmas if "_" not in lemma) if compounds else ()
         frontier = list(self.any_senses.get(word, ()))
         for _ in range(MAX_HOPS + 1):
-            if any(lemmas & set(self.lemmas[o]) and self.kinds_below(o) <= MAX_KINDS_BELOW for o in frontier):
+            if any((lemmas & set(self.lemmas[o]) or any(lemma.startswith(heads) for lemma in self.lemmas[o]))
+                   and self.kinds_below(o) <= MAX_KINDS_BELOW for o in frontier):
                 return True
             frontier = [h for o in frontier for h in self.above[o]]
         return False

@@ -98,8 +98,8 @@ between John and Maria nearly every sentence names one of them.
 15. An end said of a whole kind of thing ("gave up soft drinks", "dont touch spirits anymore", "I stopped eating fish
    altogether", "fizzy drinks are off the menu", "knocked the booze on the head"; compete.ended_kinds) replaces every
    memory of the same person naming a thing of that kind (kinds.Kinds.is_a: cola is a soft drink, whisky a spirit,
-   salmon a fish, cheddar a dairy product) or made with it (kinds.Kinds.made_with: an espresso with caffeine, a
-   cigarette with nicotine) at least `ended_kind_floor` similar. Not
+   salmon a fish; kinds.Kinds.covers: cheddar a dairy product, a piano a keyboard instrument) or made with it (an
+   espresso with caffeine, a cigarette with nicotine) at least `ended_kind_floor` similar. Not
    an end only wished for ("should really cut out meat"), said of some days or one occasion ("no wine tonight"),
    or of someone else ("my husband quit alcohol").
 16. The thing an old memory names, called by another word for it (kinds.Kinds.same_thing: "specs" and "glasses",
@@ -995,8 +995,7 @@ def _ended_kind(cand: Candidate, nearest: list[Neighbour], user_id: str, message
         # sentence says
         if not ((_same_subject(memory, cand) or _about_a_thing(memory)) and _same_person(memory.text, cand)):
             continue
-        if any(kinds.is_a(word, kind) or kinds.made_with(word, kind) for word in things_said(memory.text)
-               for kind in said):
+        if any(kinds.covers(word, kind) for word in things_said(memory.text) for kind in said):
             ended.append(memory.id)
     return ended, (f"the message ends a kind of thing ({', '.join(said)}) this memory names one of, at least {floor} "
                    "similar" if ended else "")

@@ -42,8 +42,8 @@ class TableKinds:
     def is_a(self, word: str, kind: str) -> bool:
         return kind in _TABLE.get(word, (None, ()))[1]
 
-    def made_with(self, word: str, substance: str) -> bool:
-        return (word, substance) in _MADE_WITH
+    def covers(self, word: str, kind: str) -> bool:
+        return self.is_a(word, kind) or (word, kind) in _MADE_WITH
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return False

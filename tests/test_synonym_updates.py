@@ -76,8 +76,8 @@ class TableKinds:
     def is_a(self, word: str, kind: str) -> bool:
         return False
 
-    def made_with(self, word: str, substance: str) -> bool:
-        return (word, substance) in _MADE_WITH
+    def covers(self, word: str, kind: str) -> bool:
+        return self.is_a(word, kind) or (word, kind) in _MADE_WITH
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
         return frozenset((a, b)) in _SAME
