@@ -171,6 +171,8 @@ def test_rule_14_is_off_without_kinds_or_with_a_floor_above_the_similarity():
     ("I dropped my phone", []), ("I dropped out of uni", []), ("he dropped me off at work", []),
     ("avoiding sugar at the party", []), ("no ice for me thanks", []), ("I'm allergic to cats", []),
     ("i should really ditch sugar", []), ("put my bike away", []),
+    # a kind is said bare: these are some things
+    ("deleted the photos from my phone", []), ("binned my old trainers", []), ("ditched the car at the station", []),
 ])
 def test_ended_kinds(clause, kinds):
     assert ended_kinds(clause) == kinds

@@ -1331,7 +1331,8 @@ _ENDS_A_KIND_IN_OTHER_WORDS = tuple(re.compile(pattern, re.IGNORECASE) for patte
     r"unsubscribed from|(?:said|say|saying|waved|bid|bade) (?:goodbye|bye|farewell) to|"
     r"stepped away from|walked away from|wean(?:ed|ing)? (?:myself |ourselves )?off|"
     r"(?:finished|done|over) with|(?:doctor|gp|dentist|wife|husband|partner) (?:has )?banned|banned)\s+"
-    rf"(?:{_DOING}\s+)?{_KIND}",
+    # a kind is said bare ("deleted social media"); "deleted the photos" and "binned my old kettle" are some things
+    rf"(?:{_DOING}\s+)?(?!(?:the|my|our|his|her|their|this|that|these|those|a|an|some)\b){_KIND}",
     # an avoidance said to hold now: "steering clear of gluten these days"
     rf"\b(?:avoid|avoiding|steer clear of|steering clear of|staying away from|keeping away from|stay away from)\s+"
     rf"(?:{_DOING}\s+)?{_KIND}{_HOLDS_NOW}",
