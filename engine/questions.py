@@ -783,6 +783,41 @@ def only_wished(text: str) -> bool:
     return _ONLY_WISHED.search(text) is not None
 
 
+# A sentence whose first clause only wishes, hopes or plans: its subject (the user, someone named, someone's relative)
+# then the wish ("User would really love to try skiing one day", "User's dream is to run a marathon", "User keeps
+# meaning to start climbing", "One day User wants to get a dog").
+_WISH_HEAD = re.compile(
+    r"^(?:(?i:one day|someday|some day|eventually|ideally|honestly|really)\s*,?\s+)?"
+    r"(?:User|[A-Z][\w'-]+)(?:'s\s+[a-z]+(?:-in-law)?)?\s+(?:(?:really|so|still|also|always|totally|would)\s+)*"
+    r"(?:would\s+(?:really\s+|so\s+)?(?:love|like)\s+to|wants?\s+to|hopes?\s+to|is\s+hoping\s+to|"
+    r"dreams?\s+of|is\s+dreaming\s+of|plans?\s+to|is\s+planning\s+(?:to|on)|is\s+thinking\s+(?:of|about)|"
+    r"keeps?\s+meaning\s+to|keeps?\s+saying|means?\s+to|wish(?:es)?|is\s+saving\s+(?:up\s+)?for|"
+    r"is\s+considering|is\s+tempted\s+to|fancies|'s\s+dream\s+is\s+to|dream\s+is\s+to|"
+    r"(?:has|have)\s+always\s+wanted\s+to|is\s+desperate\s+to|is\s+dying\s+to)\b")
+# What the user wants of the assistant, or to be called, is an instruction or preference that holds now.
+_WANTS_OF_THE_ASSISTANT = re.compile(r"\bassistant\b|\bto\s+be\s+(?:called|addressed|known)\b", re.IGNORECASE)
+_FIRST_CLAUSE = re.compile(r"[,;:]|\s(?:and|but)\s|\.\s")
+# A question about a wish, a plan or the future: the wish answers it.
+_ASKS_WISH_OR_FUTURE = re.compile(
+    r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|hoping|plan|plans|planning|planned|dream|dreams|dreaming|would|"
+    r"'d|like to|love to|going to|gonna|will|'ll|intend|intends|thinking|considering|someday|one day|future|next|"
+    r"later|soon|tomorrow|tonight|goal|goals|ambition|ambitions|bucket list|aspire|aspires|saving|fancy|fancies|"
+    r"meaning to|tempted|you|your|should|this (?:week|weekend|month|year|summer|winter|spring|autumn|fall|evening|"
+    r"morning))\b",
+    re.IGNORECASE)
+
+
+def wished_not_done(query: str, memory_text: str) -> bool:
+    """Is a memory, by its first clause, only a wish, hope or plan ("User would love to learn the cello one day"),
+    while the question asks what is so now ("what instrument do I play?", "do we have a pet?")? Then it answers
+    nothing. Not when the question asks for the wish or the future ("what do I want to learn?", "what are my plans
+    for next summer?"), and not a memory that says a fact first ("User plays the violin, and one day would love
+    to try the cello")."""
+    head = _FIRST_CLAUSE.split(memory_text.replace("\u2019", "'"), maxsplit=1)[0]
+    return (bool(_WISH_HEAD.search(head)) and not _WANTS_OF_THE_ASSISTANT.search(head)
+            and not _ASKS_WISH_OR_FUTURE.search(query.replace("\u2019", "'")))
+
+
 # "what colour is my car?", "what breed is our dog?", "what lighting does Joanna's gaming room have?": the thing
 # someone has that the question is about, where the question ends on it or an auxiliary follows it.
 _POSSESSED_LAST = re.compile(

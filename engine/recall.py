@@ -466,11 +466,13 @@ class Recall:
 
     def _near_miss(self, query: str, text: str, *, dated: bool) -> bool:
         """Does a memory of this text answer a neighbouring question, not this one: another relative, pet or team
-        role than the one asked about (questions.contrast_mismatch), or no value of the kind asked for
-        (questions.lacks_asked_value). Its cosine is high because the sentences differ in one word."""
+        role than the one asked about (questions.contrast_mismatch), no value of the kind asked for
+        (questions.lacks_asked_value), or only a wish for a question about what is so now
+        (questions.wished_not_done). Its cosine is high because the sentences differ in one word."""
         s = self.settings
         return ((s.contrast_filter and questions.contrast_mismatch(query, text))
-                or (s.answer_type_filter and questions.lacks_asked_value(query, text, dated=dated)))
+                or (s.answer_type_filter and questions.lacks_asked_value(query, text, dated=dated))
+                or (s.wish_filter and questions.wished_not_done(query, text)))
 
     def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
         return [h for h in candidates

@@ -69,6 +69,9 @@ class Settings(BaseSettings):
     # Caroline go to the support group?" asked of someone else's conversation) is answered with nothing.
     unknown_name_filter: bool = True
     answer_type_filter: bool = True
+    # ... and a memory that only wishes, hopes or plans ("User would love to learn the cello one day") for a question
+    # about what the user does or has now ("what instrument do I play?"; questions.wished_not_done).
+    wish_filter: bool = True
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)
 

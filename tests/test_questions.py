@@ -523,3 +523,27 @@ def test_a_thing_in_the_memorys_words(question, memory, said):
 ])
 def test_only_wished(text, wished):
     assert questions.only_wished(text) is wished
+
+
+@pytest.mark.parametrize("query, text, dropped", [
+    # only a wish, hope or plan, asked what is so now
+    ("What winter sport do I do?", "User would really love to try skiing one day.", True),
+    ("do I have a pet?", "User would love to get a dog someday, once User has got a garden.", True),
+    ("is there a language I'm learning?", "User keeps saying User will learn Japanese before the trip.", True),
+    ("what sport do I do?", "User's dream is to run a marathon.", True),
+    ("what do I drive?", "User is saving up for a Tesla.", True),
+    ("What does Caroline do?", "Caroline wants to become a counsellor.", True),
+    ("do I sail?", "One day User would love to learn to sail, its been a dream forever.", True),
+    # the question asks for the wish, a plan or the future
+    ("what instrument do I want to learn?", "User would love to learn the cello one day.", False),
+    ("what are my plans for next summer?", "User is planning to walk the Camino next summer.", False),
+    ("what's my dream job?", "User's dream is to be a vet.", False),
+    # a fact said first, a fact alone, a preference, what the user wants of the assistant or to be called
+    ("what instrument do I play?", "User plays the violin, and one day User would love to try the cello.", False),
+    ("what instrument do I play?", "User plays the violin.", False),
+    ("what seat do I like?", "User would like a window seat.", False),
+    ("what should you call me?", "User wants to be called Alex.", False),
+    ("how should you answer me?", "User would like the assistant to keep answers short.", False),
+])
+def test_wished_not_done(query, text, dropped):
+    assert questions.wished_not_done(query, text) is dropped
