@@ -787,13 +787,19 @@ def only_wished(text: str) -> bool:
 # then the wish ("User would really love to try skiing one day", "User's dream is to run a marathon", "User keeps
 # meaning to start climbing", "One day User wants to get a dog").
 _WISH_HEAD = re.compile(
-    r"^(?:(?i:one day|someday|some day|eventually|ideally|honestly|really)\s*,?\s+)?"
-    r"(?:User|[A-Z][\w'-]+)(?:'s\s+[a-z]+(?:-in-law)?)?\s+(?:(?:really|so|still|also|always|totally|would)\s+)*"
+    # an intention said as a noun: "The plan is to get a compass tattoo", "User's dream is to run a marathon"
+    r"^(?:(?i:the|User's|their|his|her|our)\s+)?(?i:plan|dream|goal|hope|wish|ambition|aim|idea)\s+is\s+to\b|"
+    # on a list of things to do one day: "Getting User's pilot's licence is on their bucket list"
+    r"\bon\s+(?:User's|their|his|her|our|the)\s+(?i:bucket|wish|someday|one-day)\s+list\b|"
+    # the subject, after a few words saying when ("One of these days", "At some point"), then the wish
+    r"^(?:[\w'-]+\s+){0,5}?(?:User|[A-Z][\w'-]+)(?:'s\s+[a-z]+(?:-in-law)?)?\s+"
+    r"(?:(?:really|so|still|also|always|totally|would|honestly|secretly)\s+)*"
     r"(?:would\s+(?:really\s+|so\s+)?(?:love|like)\s+to|wants?\s+to|hopes?\s+to|is\s+hoping\s+to|"
     r"dreams?\s+of|is\s+dreaming\s+of|plans?\s+to|is\s+planning\s+(?:to|on)|is\s+thinking\s+(?:of|about)|"
     r"keeps?\s+meaning\s+to|keeps?\s+saying|means?\s+to|wish(?:es)?|is\s+saving\s+(?:up\s+)?for|"
     r"is\s+considering|is\s+tempted\s+to|fancies|'s\s+dream\s+is\s+to|dream\s+is\s+to|"
-    r"(?:has|have)\s+always\s+wanted\s+to|is\s+desperate\s+to|is\s+dying\s+to)\b")
+    r"(?:has|have)\s+always\s+wanted\s+to|is\s+desperate\s+to|is\s+dying\s+to|would\s+kill\s+for|"
+    r"would\s+give\s+anything\s+for)\b")
 # What the user wants of the assistant, or to be called, is an instruction or preference that holds now.
 _WANTS_OF_THE_ASSISTANT = re.compile(r"\bassistant\b|\bto\s+be\s+(?:called|addressed|known)\b", re.IGNORECASE)
 _FIRST_CLAUSE = re.compile(r"[,;:]|\s(?:and|but)\s|\.\s")

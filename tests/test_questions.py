@@ -534,6 +534,11 @@ def test_only_wished(text, wished):
     ("what do I drive?", "User is saving up for a Tesla.", True),
     ("What does Caroline do?", "Caroline wants to become a counsellor.", True),
     ("do I sail?", "One day User would love to learn to sail, its been a dream forever.", True),
+    ("do I own a boat?", "At some point User would like to buy a little boat.", True),
+    ("have I got a tattoo?", "The plan is to get a rose tattoo on User's ankle.", True),
+    ("do we have a pool?", "User would kill for a pool in the garden.", True),
+    ("have I been to Japan?", "Seeing Japan in cherry blossom season is on User's bucket list.", True),
+    ("what do I do on Fridays?", "On Fridays User plays five-a-side football.", False),
     # the question asks for the wish, a plan or the future
     ("what instrument do I want to learn?", "User would love to learn the cello one day.", False),
     ("what are my plans for next summer?", "User is planning to walk the Camino next summer.", False),
