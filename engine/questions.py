@@ -13,6 +13,7 @@ from typing import Callable, Iterable
 from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
 from .extraction.requests import assistant_voice
 from .extraction.vocabulary import JOB_NOUNS, RELATIVES
+from . import text as textlib
 from .text import STOPWORDS
 
 
@@ -819,9 +820,14 @@ def wished_not_done(query: str, memory_text: str) -> bool:
     nothing. Not when the question asks for the wish or the future ("what do I want to learn?", "what are my plans
     for next summer?"), and not a memory that says a fact first ("User plays the violin, and one day would love
     to try the cello")."""
-    head = _FIRST_CLAUSE.split(memory_text.replace("\u2019", "'"), maxsplit=1)[0]
-    return (bool(_WISH_HEAD.search(head)) and not _WANTS_OF_THE_ASSISTANT.search(head)
-            and not _ASKS_WISH_OR_FUTURE.search(query.replace("\u2019", "'")))
+    head, *rest = _FIRST_CLAUSE.split(memory_text.replace("\u2019", "'"))
+    if (not _WISH_HEAD.search(head) or _WANTS_OF_THE_ASSISTANT.search(head)
+            or _ASKS_WISH_OR_FUTURE.search(query.replace("\u2019", "'"))):
+        return False
+    # a fact said after the wish, about what the question asks ("User wants to surprise their girlfriend, her
+    # favourite band is Fleetwood Mac" for "what's my girlfriend's favourite band?"), answers it
+    asked = set(textlib.tokenize(query))
+    return not any(asked & set(textlib.tokenize(clause)) for clause in rest)
 
 
 # "what colour is my car?", "what breed is our dog?", "what lighting does Joanna's gaming room have?": the thing

@@ -545,6 +545,9 @@ def test_only_wished(text, wished):
     ("what's my dream job?", "User's dream is to be a vet.", False),
     # a fact said first, a fact alone, a preference, what the user wants of the assistant or to be called
     ("what instrument do I play?", "User plays the violin, and one day User would love to try the cello.", False),
+    ("what's my girlfriend's favourite band?",
+     "User wants to surprise their girlfriend, her favourite band is Fleetwood Mac.", False),
+    ("do I have any tattoos?", "The plan is to get a tattoo on User's forearm, just haven't found the artist yet.", True),
     ("what instrument do I play?", "User plays the violin.", False),
     ("what seat do I like?", "User would like a window seat.", False),
     ("what should you call me?", "User wants to be called Alex.", False),
