@@ -53,12 +53,16 @@ def test_with_doing_words_off_the_verb_is_not_read_as_its_noun(stores):
     assert refused == {"surf", "row", "box"}  # the others the model puts near enough on its own ("swims", "skate")
 
 
-def test_a_memory_that_only_wishes_gets_no_statement_said_with_its_instance(stores_by):
-    """The model alone may serve a wish ("would love to learn the cello one day" for "what instrument do I play?"),
-    but the statement said with the instance ("User plays cello") must not lift it: its score is the same with the
-    kind statements off."""
+def test_a_memory_that_only_wishes_gets_no_statement_said_with_its_instance(stores_by, monkeypatch):
+    """With the wish filter off, the model alone may serve a wish ("would love to learn the cello one day" for "what
+    instrument do I play?"), but the statement said with the instance ("User plays cello") must not lift it: its
+    score is the same with the kind statements off. (With the filter on, the default, it is no candidate at all.)"""
     wish = "I would love to learn the cello one day"
+    monkeypatch.setenv("MEMENGINE_WISH_FILTER", "false")
     with stores_by("kind_statements", (8, 0), [wish]) as made:
         scores = {n: [h.score for h in store.recall("what instrument do I play?", user_id="u").candidates
                       if "cello" in h.memory.text] for n, store in made.items()}
     assert scores[8] and scores[8] == scores[0]
+    monkeypatch.delenv("MEMENGINE_WISH_FILTER")
+    with stores_by("kind_statements", (8,), [wish]) as made:
+        assert made[8].recall("what instrument do I play?", user_id="u").candidates == []
