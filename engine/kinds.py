@@ -361,7 +361,8 @@ class _Nouns:
         heads = tuple(f"{lemma}_" for lemma in lemmas if "_" not in lemma) if compounds else ()
         frontier = list(self.any_senses.get(word, ()))
         for _ in range(MAX_HOPS + 1):
-            if any((lemmas & set(self.lemmas[o]) or any(lemma.startswith(heads) for lemma in self.lemmas[o]))
+            if any((lemmas & set(self.lemmas[o])
+                    or heads and any(lemma.startswith(heads) for lemma in self.lemmas[o]))
                    and self.kinds_below(o) <= MAX_KINDS_BELOW for o in frontier):
                 return True
             frontier = [h for o in frontier for h in self.above[o]]

@@ -262,9 +262,9 @@ class Recall:
         the place of "User banks with Barclays", which is what "which bank do I use?" is worded like. Its semantic
         and statement cosines are at least those of the memories it replaced (up to three steps back) less
         `margin`; only of one that answers the question itself, not a near miss ("which school does my son go to?"
-        is not answered by the daughter's school, nor by where she moved to). Not for a question about the past,
-        where the replaced memory itself is the answer."""
-        replacing = [hit.memory.id for hit in candidates if hit.memory.supersedes is not None and not hit.historical]
+        is not answered by the daughter's school, nor by where she moved to). Called before the superseded
+        candidates join, and not for a question about the past, where the replaced memory itself is the answer."""
+        replacing = [hit.memory.id for hit in candidates if hit.memory.supersedes is not None]
         if not replacing:
             return candidates
         replaced = self.ledger.replaced_embeddings(replacing)
