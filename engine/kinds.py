@@ -318,6 +318,7 @@ class _Nouns:
         self._breadth: dict[str, int] = {}
         self._kinds: dict[str, frozenset[str]] = {}
         self._same: dict[str, frozenset[str]] = {}
+        self._pairs: dict[str, dict[str, int]] = {}
 
     def kinds_below(self, offset: str) -> int:
         """How many kinds are filed below a sense (one under two heads counts twice; the nouns have no cycles)."""
@@ -343,7 +344,10 @@ class _Nouns:
         return self._kinds[word]
 
     def _pair_kinds(self, word: str) -> dict[str, int]:
-        """The senses of a word (hops 0) and the kinds above them it may be paired by, each at its fewest hops."""
+        """The senses of a word (hops 0) and the kinds above them it may be paired by, each at its fewest hops.
+        Kept per word: recall pairs a question's words with each candidate memory's."""
+        if word in self._pairs:
+            return self._pairs[word]
         found: dict[str, int] = {}
         for offset in self.any_senses.get(word, ()):
             frontier = [offset]
@@ -352,6 +356,7 @@ class _Nouns:
                 frontier = [h for o in frontier for h in self.above[o] if self.kinds_below(h) <= PAIR_KINDS_BELOW]
                 for h in frontier:
                     found.setdefault(h, hops)
+        self._pairs[word] = found
         return found
 
     def is_a(self, word: str, lemmas: set[str], *, compounds: bool = False) -> bool:

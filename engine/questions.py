@@ -10,10 +10,12 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import Callable, Iterable
 
-from .extraction.compete import about_a_person, followed_by_a_noun, has_time, of_someone_elses_life
+from .extraction.compete import (MEALS, PEOPLE, about_a_person, followed_by_a_noun, has_time,
+                                 of_someone_elses_life, things_said)
 from .extraction.requests import assistant_voice
 from .extraction.vocabulary import JOB_NOUNS, RELATIVES
 from . import text as textlib
+from .kinds import common_words
 from .text import STOPWORDS
 
 
@@ -382,8 +384,11 @@ def contrast_mismatch(query: str, memory_text: str) -> bool:
     for a favourite of one kind while the memory is a favourite of another ("favourite drink" vs "favorite food"),
     or for the code of one thing while the memory holds another's ("alarm code" vs "wifi password")? Or ask about
     the speaker alone while the memory tells another person's life ("do I have any allergies?" vs "User's brother
-    Omar is allergic to penicillin")?"""
+    Omar is allergic to penicillin")? Or, the other way round, ask about another person alone while the memory is
+    the user's own ("what car does my sister drive?" vs "User drives a VW Golf")?"""
     if asks_of_the_speaker_alone(query) and of_someone_elses_life(memory_text):
+        return True
+    if asks_of_someone_else_alone(query) and of_the_user_alone(memory_text):
         return True
     asked_favourite = _favourite_kind(query)
     if asked_favourite is not None:
@@ -403,6 +408,111 @@ def contrast_mismatch(query: str, memory_text: str) -> bool:
             return True
     return False
 
+
+
+# --- questions about someone else, memories of the user alone ---------------------------------------
+# The people a user talks about by relation or role, as chat writes them: each relative's words, the people the
+# extractor files facts under, the carers and team roles the contrast families know, and chat's short forms.
+_OTHERS_WORDS = frozenset(
+    {word for words, _ in RELATIVES for word in words.split()}
+    | set(PEOPLE.split("|"))
+    | {word for family in _CONTRAST_FAMILIES[2:] for member in family for word in member}
+    | set("bf gf ma pa bestie mate mates flatmates roommates housemates colleagues friends neighbours neighbors "
+          "sisters brothers sons daughters kids kid children baby twins folks fam family grandkids grandson "
+          "granddaughter partner's".split())
+)
+_OTHERS = "|".join(sorted(map(re.escape, _OTHERS_WORDS), key=len, reverse=True))
+# "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role.
+_ANOTHER_ASKED = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+)?(?P<who>{_OTHERS})(?:'s)?\b", re.IGNORECASE)
+_OTHER_SAID = re.compile(rf"\b(?:{_OTHERS})\b", re.IGNORECASE)
+# The speaker in a question: "I", "me", "we" ("what did I buy my sister?" is about what the user did).
+_SPEAKER_IN_QUESTION = re.compile(r"\b(?:I|me|myself|we|us|ourselves)\b|\b(?:i'm|im|i've|ive|i'd|we're|we've)\b",
+                                  re.IGNORECASE)
+# "who is my boss?", "what's my sister's name?": asked for who fills the role, which a memory of the user may name.
+_ASKS_WHO = re.compile(r"^\s*(?:who|whom|whose|who's|whos)\b|\bnames?\b|\bcalled\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def asks_of_someone_else_alone(query: str) -> str | None:
+    """The relation or role a question asks about when it asks about that person alone ("what car does my sister
+    drive?" -> "sister"): the question says nothing of the speaker and does not ask who fills the role or their
+    name; None otherwise."""
+    if _SPEAKER_IN_QUESTION.search(query) or _ASKS_WHO.search(query):
+        return None
+    match = _ANOTHER_ASKED.search(query)
+    return match["who"].casefold() if match else None
+
+
+def names_asked_alone(query: str) -> set[str]:
+    """The names a question asks about when it asks about those people alone ("what phone does Tom have?" ->
+    {"Tom"}): as names_asked_about, but empty when the question says anything of the speaker or asks who."""
+    if _SPEAKER_IN_QUESTION.search(query) or _ASKS_WHO.search(query):
+        return set()
+    return names_asked_about(query)
+
+
+def of_the_user_alone(memory_text: str) -> bool:
+    """Is a memory sentence about the user and no one else: its subject is the user and it speaks of no person by
+    relation, role or title ("User drives a VW Golf.", not "User's bro lives in Leeds." nor "User visits their
+    mother every summer.")?"""
+    text = memory_text.strip()
+    return (re.match(r"User\b", text) is not None and not about_a_person(text)
+            and _OTHER_SAID.search(text) is None)
+
+
+# --- questions naming one thing, memories naming another of its kind ---------------------------------
+# Where a question's verb stands ("does the user play", "who drives", "does my sister drive"): a word there names a
+# doing, not a thing a memory may name another of.
+_QUESTION_VERB_SLOTS = (
+    re.compile(r"\b(?:the user|I|we|you|he|she|they)\s+(?:\w+ly\s+)?([a-z]+)\b"),
+    re.compile(r"^\s*(?:who|what)\s+([a-z]+s)\b", re.IGNORECASE),
+    re.compile(r"\b(?:does|do|did|will|would|can|could|should|is|are)\s+(?:(?:my|our|his|her|their|the|a|an)\s+)?"
+               r"(?:[\w-]+'s\s+)?[\w-]+\s+([a-z]+)\b", re.IGNORECASE),
+)
+
+
+@lru_cache(maxsize=1024)
+def _things_asked(query: str) -> dict[str, str]:
+    """The words of a question that may name one thing it asks about, by their stem: not the kind it asks by
+    (asked_kind_words: "what instrument ..." asks for any), not a word in its verb's place, not "-ing"/"-ed"."""
+    third = as_third_person_question(query)
+    kinds = {textlib.term(word) for phrase in asked_kind_words(query) for word in phrase.split()}
+    verbs = {m.group(1).casefold() for pattern in _QUESTION_VERB_SLOTS for m in pattern.finditer(third)}
+    found = {}
+    for word in common_words(third):
+        if (len(word) < 3 or word in STOPWORDS or word in verbs or word.endswith(("ing", "ed"))
+                or textlib.term(word) in kinds):
+            continue
+        found[textlib.term(word)] = word
+    return found
+
+
+def names_another_of_its_kind(query: str, memory_text: str,
+                              kind_shared: Callable[[str, str], str | None]) -> tuple[str, str, str] | None:
+    """(asked word, memory word, kind) when a question names one thing and the memory, not naming it, names another
+    thing of its kind ("how long have I been playing the flute?" of "User has played the violin since they were 7":
+    two musical instruments; "what do I have for breakfast?" of "User's Friday dinner is pizza": two meals); None
+    otherwise. A meal pairs only with a meal: it is when a thing is had, not a thing ("porridge for breakfast").
+    `kind_shared(a, b)` is kinds.Kinds.kind_shared."""
+    asked = _things_asked(query)
+    if not asked:
+        return None
+    said_terms = {textlib.term(word) for word in common_words(memory_text)}
+    missing = {stem: word for stem, word in asked.items() if stem not in said_terms}
+    if not missing:
+        return None
+    memory_things = [word for word in things_said(memory_text) if textlib.term(word) not in asked]
+    memory_meals = [word for word in common_words(memory_text) if word in MEALS and textlib.term(word) not in asked]
+    for word in missing.values():
+        if word in MEALS:
+            if memory_meals:
+                return word, memory_meals[0], "meal"
+            continue
+        for other in memory_things:
+            kind = kind_shared(word, other)
+            if kind is not None:
+                return word, other, kind
+    return None
 
 # Only the word "name" asks for one: "what bank am I with?" is answered by "User banks with monzo", and chat
 # writes names in lower case as often as not, so a kind of thing asked for is no test of a capital letter.

@@ -154,8 +154,9 @@ class Recall:
         t = time.perf_counter()
         # The embedding sees the question about "the user"; BM25 keeps the names, which is how it tells
         # two people's memories apart when their content is alike.
+        aliased_query = self._alias_names(user_id, query)
         query_text = textlib.spell_out(questions.without_present_fillers(
-            questions.as_third_person_question(self._alias_names(user_id, query))))
+            questions.as_third_person_question(aliased_query)))
         lexical_text = questions.as_third_person_question(query)
         # The statement the question asks for is embedded in the same encode call as the question.
         # (Only the calibrated score uses it: the raw blend would pay for an encode it ignores.)
@@ -219,6 +220,7 @@ class Recall:
         if unknown_names:
             candidates = []  # every memory that scores is about someone else
         candidates = self._about_named_people(user_id, query, candidates)
+        candidates = self._others_named_alone(user_id, aliased_query, candidates)
         candidates = self._near_misses_dropped(query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
         calibration = s.calibration()
@@ -464,19 +466,39 @@ class Recall:
 
         return [h for h in candidates if about_them(h)]
 
-    def _near_miss(self, query: str, text: str, *, dated: bool) -> bool:
+    def _near_miss(self, query: str, text: str, *, dated: bool, replacement: bool = False) -> bool:
         """Does a memory of this text answer a neighbouring question, not this one: another relative, pet or team
-        role than the one asked about (questions.contrast_mismatch), no value of the kind asked for
-        (questions.lacks_asked_value), or only a wish for a question about what is so now
-        (questions.wished_not_done). Its cosine is high because the sentences differ in one word."""
+        role than the one asked about, or the user's own fact for a question about someone else
+        (questions.contrast_mismatch), no value of the kind asked for (questions.lacks_asked_value), only a wish for
+        a question about what is so now (questions.wished_not_done), or another thing of the kind the question
+        names (questions.names_another_of_its_kind: the violin for "how long have I played the flute?"; not of a
+        `replacement`, which may answer in the words of what it replaced: "do I still drink coffee?" of "User
+        has switched to tea"). Its cosine is high because the sentences differ in one word."""
         s = self.settings
         return ((s.contrast_filter and questions.contrast_mismatch(query, text))
                 or (s.answer_type_filter and questions.lacks_asked_value(query, text, dated=dated))
-                or (s.wish_filter and questions.wished_not_done(query, text)))
+                or (s.wish_filter and questions.wished_not_done(query, text))
+                or (s.sibling_filter and not replacement and self.kinds is not None
+                    and questions.names_another_of_its_kind(query, text, self.kinds.kind_shared) is not None))
 
     def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
         return [h for h in candidates
-                if not self._near_miss(query, h.memory.text, dated=bool(h.memory.source_timestamp))]
+                if not self._near_miss(query, h.memory.text, dated=bool(h.memory.source_timestamp),
+                                       replacement=h.memory.supersedes is not None)]
+
+    def _others_named_alone(self, user_id: str, aliased_query: str, candidates: list[Hit]) -> list[Hit]:
+        """A question about someone named, and about them alone ("what phone does Tom have?"), is not answered by a
+        memory of the user's own life that does not name them ("User has an iPhone 13."). The user's own names are
+        "the user" in `aliased_query` (see _alias_names); in a conversation between several people a name is asked
+        of its speaker's memories, which _about_named_people sees to."""
+        if not self.settings.contrast_filter or len(self.speakers.get(user_id)) >= 2:
+            return candidates
+        names = questions.names_asked_alone(aliased_query)
+        if not names:
+            return candidates
+        mentioned = NameIndex(names)
+        return [h for h in candidates
+                if not (questions.of_the_user_alone(h.memory.text) and not mentioned.find(h.memory.text))]
 
     def _historical_candidates(self, user_id: str, qvec: np.ndarray, svec: np.ndarray, terms: list[str],
                                n: int) -> list[Hit]:

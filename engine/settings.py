@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     # ... and a memory that only wishes, hopes or plans ("User would love to learn the cello one day") for a question
     # about what the user does or has now ("what instrument do I play?"; questions.wished_not_done).
     wish_filter: bool = True
+    # ... and a memory naming another thing of the kind the question names, and not that thing ("how long have I
+    # played the flute?" vs "User has played the violin since they were 7"; questions.names_another_of_its_kind,
+    # WordNet's close kinds as conflict resolution's rule 14 reads them). Needs kind_terms (WordNet).
+    sibling_filter: bool = True
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)
 

@@ -140,6 +140,17 @@ def test_as_statement_composes_with_third_person_rewriting():
     ("where do we live?", "User's son lives in Leeds.", False),  # "we" may take the son in
     ("where does Maya live?", "User's sister lives in Rome.", False),  # someone named: the member rules apply
     ("what does my grandma like to cook?", "User's grandmother makes pierogi.", False),
+    # a question about another person alone is not answered by the user's own fact
+    ("what car does my sister drive?", "User drives a VW Golf.", True),
+    ("what is my son allergic to?", "User is allergic to shellfish.", True),
+    ("does my neighbour have any pets?", "User has got two cats, Miso and Tofu.", True),
+    ("what sport does my boss play?", "User plays five-a-side football every Tuesday night.", True),
+    ("which city does my brother live in?", "User's bro lives in Leeds now.", False),  # chat's word for him
+    ("what instrument does my boyfriend play?", "User's bf plays bass in a punk band.", False),
+    ("does my mum eat meat?", "User visits their mother every summer.", False),  # about the mother too
+    ("what did I buy my sister?", "User bought a scarf.", False),  # the speaker is in the question
+    ("who is my boss?", "User works for Karen at Acme.", False),  # asked who fills the role
+    ("what's my sister's name?", "User is called Ben.", False),
     # a breed is its animal
     ("what's my dog called?", "User has a beagle named Rolo and a hamster named Pip.", False),
     ("how old is my cat?", "User's Siamese and User's rabbit are both six.", False),
@@ -555,3 +566,66 @@ def test_only_wished(text, wished):
 ])
 def test_wished_not_done(query, text, dropped):
     assert questions.wished_not_done(query, text) is dropped
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("what car does my sister drive?", "sister"),
+    ("which bank is my little brother with?", "brother"),
+    ("is our landlord's flat in town?", "landlord"),
+    ("what does my bf do?", "bf"),
+    ("where do I live?", None),
+    ("what did we get my mum for christmas?", None),  # the speaker is in it
+    ("who is my dentist?", None),  # asks who fills the role
+    ("what's my brother called?", None),
+    ("what car does Sam drive?", None),  # a name: recall knows whose names are the user's
+])
+def test_asks_of_someone_else_alone(query, expected):
+    assert questions.asks_of_someone_else_alone(query) == expected
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("what phone does Tom have?", {"Tom"}),
+    ("where is Marcus from?", {"Marcus"}),
+    ("what did I give Tom?", set()),
+    ("who is Tom?", set()),
+])
+def test_names_asked_alone(query, expected):
+    assert questions.names_asked_alone(query) == expected
+
+
+@pytest.mark.parametrize("memory, expected", [
+    ("User drives a VW Golf.", True),
+    ("User's car is a red Fiat.", True),
+    ("User's bro lives in Leeds.", False),
+    ("User visits their mother every summer.", False),
+    ("User and their wife both teach maths.", False),
+    ("User's GP is Dr. Hargreaves.", False),
+    ("Sam drives a Golf.", False),  # someone else's sentence
+])
+def test_of_the_user_alone(memory, expected):
+    assert questions.of_the_user_alone(memory) is expected
+
+
+@pytest.fixture(scope="module")
+def kinds():
+    from engine.kinds import WordNetKinds
+    return WordNetKinds()
+
+
+@pytest.mark.parametrize("query, memory, expected", [
+    ("how long have I been playing the flute?", "User has been playing the violin since User was 7.", "violin"),
+    ("am I allergic to pineapple?", "User is allergic to kiwi.", "kiwi"),
+    ("do I like brussels sprouts?", "User hates broccoli.", "broccoli"),
+    ("what do I usually have for breakfast?", "User's Friday dinner is always homemade pizza.", "dinner"),
+    ("what colour is my car?", "User's bike is a red Brompton.", "bike"),
+    # the thing itself, or asked by its kind, or a dish had at the meal asked about: no other thing
+    ("how long have I been playing guitar?", "User has played guitar in a covers band for ten years.", None),
+    ("what instrument do I play?", "User plays the cello in an orchestra.", None),
+    ("are there any sports I do?", "User swims at the leisure centre before work.", None),
+    ("what do I have for breakfast?", "User has porridge every morning.", None),
+    ("who drives the kids to school?", "The driver for the kids is User's neighbour, it's her job.", None),
+    ("where do we keep the lemon tree?", "User has got a lemon tree and a fig tree in pots on the terrace.", None),
+])
+def test_names_another_of_its_kind(kinds, query, memory, expected):
+    found = questions.names_another_of_its_kind(query, memory, kinds.kind_shared)
+    assert (found[1] if found else None) == expected

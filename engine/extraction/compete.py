@@ -547,7 +547,7 @@ def _all_kind_words() -> frozenset[str]:
 
 
 # People a user talks about. "User's sister Ana lives in Porto." is the sister's fact.
-_PEOPLE = (
+PEOPLE = (
     "sister|brother|sibling|mother|mom|mum|mam|father|dad|parent|parents|son|daughter|kid|kids|child|children|"
     "wife|husband|spouse|partner|girlfriend|boyfriend|fiance|fiancee|fiancée|aunt|uncle|cousin|niece|nephew|"
     "grandma|grandmother|grandpa|grandfather|grandparents|friend|colleague|coworker|co-worker|boss|manager|"
@@ -555,7 +555,7 @@ _PEOPLE = (
     "teammate|classmate|landlord|landlady|in-laws|stepmom|stepdad|stepson|stepdaughter"
 )
 _ABOUT_SOMEONE_ELSE = re.compile(
-    rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?P<who>{_PEOPLE})(?:'s)?\b")
+    rf"^(?:User|[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?)'s\s+(?:[\w-]+\s+)?(?P<who>{PEOPLE})(?:'s)?\b")
 _SAME_PERSON_WORD = {"mom": "mum", "mam": "mum", "mother": "mum", "dad": "father", "co-worker": "coworker",
                      "neighbor": "neighbour", "fiancee": "fiance", "fiancée": "fiance", "boss": "manager"}
 
@@ -573,7 +573,7 @@ def relation(text: str) -> str | None:
 
 # A person named with a title ("Dr. Amadi", "dr oyelaran", "Coach Rina", "Herr Bauer").
 _PERSON_TITLE = re.compile(r"\b(?:[Dd]r|[Mm]rs?|[Mm]s|Miss|[Pp]rof|[Cc]oach|Herr|Frau|Sensei)\b\.?\s+[A-Za-z]")
-_PERSON_WORD = re.compile(rf"\b(?:{_PEOPLE})\b", re.IGNORECASE)
+_PERSON_WORD = re.compile(rf"\b(?:{PEOPLE})\b", re.IGNORECASE)
 
 
 def about_a_person(text: str) -> bool:
@@ -1058,7 +1058,7 @@ def _role(text: str) -> tuple[str, str, frozenset[str]] | None:
     if head.endswith("s") and not head.endswith(("ss", "us", "is")) and (
             re.search(r",|\band\b|\bor\b", m["value"]) or {"favourite", "favorite"} & set(np_words)):
         return None  # "User's favourite bands are Muse and Blur": several; "User's video calls are on Zoom": one place
-    if re.fullmatch(_PEOPLE, head) and re.match(r"(?:in|at|on|from|with|to|into)\b", m["value"]):
+    if re.fullmatch(PEOPLE, head) and re.match(r"(?:in|at|on|from|with|to|into)\b", m["value"]):
         return None  # "User's parents are in Spain" says where they are: no role of the user's filled
     if set(stems) & _MANY_HELD or any(w in _OF_PREPOSITIONS for w in np_words):
         return None  # "User's flight to Oslo" is one of many flights
@@ -1198,7 +1198,7 @@ def measured_again(old_text: str, new_clause: str) -> bool:
 
 # A meal is when a habit happens, not what it holds: "quinoa with lunch" is no new "dinner". (Times, people and
 # amounts never pair: kinds.PAIR_LEXICOGRAPHER_FILES.)
-_MEALS = frozenset("breakfast breakfasts lunch lunches dinner dinners supper suppers brunch brunches".split())
+MEALS = frozenset("breakfast breakfasts lunch lunches dinner dinners supper suppers brunch brunches".split())
 # After the subject comes the verb: "User drinks ...", "User grows ..." ("drinks" is no beverage here).
 _VERB_AFTER_SUBJECT = re.compile(r"^(?:User|[A-Z][\w-]*)\s+(?:\w+ly\s+)?(\w+)")
 
@@ -1214,7 +1214,7 @@ def _things_said(text: str) -> dict[str, str]:
     skip = {verb.group(1).casefold()} if verb else set()
     said = set(_THING_WORD.findall(text)) - set(_VERB_WORD.findall(text))
     return {textlib.term(word): word for word in common_words(text)
-            if word in said and word not in skip and not word.endswith(("ing", "ed")) and word not in _MEALS}
+            if word in said and word not in skip and not word.endswith(("ing", "ed")) and word not in MEALS}
 
 
 # A lower-case word (a capitalised one is a name, wherever it stands), and one in a verb's place: after a modal or a
