@@ -65,6 +65,10 @@ SAME_NOT_LEXICOGRAPHER_FILES = frozenset({"07", "09", "12", "16", "22", "23", "2
 # substances): what a question's word may be said as another word for (recall's thing words), not a place, a time, a
 # doing or a group ("places" is no "spot" one has).
 THING_LEXICOGRAPHER_FILES = frozenset({"05", "06", "13", "17", "18", "20", "27"})
+# A word names one specific thing (specific) when its commonest sense has at most this many kinds below it: "flute"
+# (3), "kiwi" (0), "car" (41), "coffee" (16); not "work" (534), "clothing" (573), "tree" (1,014), "food" (1,576),
+# which name a whole field of things. A question naming a specific thing is not answered by another of its kind.
+SPECIFIC_KINDS_BELOW = 60
 
 
 class Kinds(Protocol):
@@ -87,6 +91,11 @@ class Kinds(Protocol):
         name starts with it (a one-word kind said alone stands for it: "dairy", a farm to WordNet, for dairy products;
         "keyboard", a device, for keyboard instruments), or one made with it ("espresso" and "caffeine", "cigar" and
         "nicotine")?"""
+        ...
+
+    def specific(self, word: str) -> bool:
+        """Does a lower-case word name one specific thing, not a whole field of them: its commonest sense has few
+        kinds below it ("flute", "kiwi", "car"; not "work", "clothing", "food")?"""
         ...
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
@@ -211,6 +220,14 @@ class WordNetKinds:
         lemmas = self._kind_lemmas(kind)
         return any(nouns.is_a(form, lemmas, compounds=True) or nouns.made_with(form, lemmas)
                    for form in _singulars(word) if form in nouns.any_senses)
+
+    def specific(self, word: str) -> bool:
+        nouns = _nouns(str(self.directory))
+        for form in _singulars(word):
+            senses = nouns.any_senses.get(form)
+            if senses:
+                return nouns.kinds_below(senses[0]) <= SPECIFIC_KINDS_BELOW
+        return False
 
     @staticmethod
     def _kind_lemmas(kind: str) -> set[str]:

@@ -15,7 +15,7 @@ from .extraction.compete import (MEALS, PEOPLE, about_a_person, followed_by_a_no
 from .extraction.requests import assistant_voice
 from .extraction.vocabulary import JOB_NOUNS, RELATIVES
 from . import text as textlib
-from .kinds import common_words
+from .kinds import Kinds, common_words
 from .text import STOPWORDS
 
 
@@ -422,8 +422,10 @@ _OTHERS_WORDS = frozenset(
           "granddaughter partner's".split())
 )
 _OTHERS = "|".join(sorted(map(re.escape, _OTHERS_WORDS), key=len, reverse=True))
-# "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role.
-_ANOTHER_ASKED = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+)?(?P<who>{_OTHERS})(?:'s)?\b", re.IGNORECASE)
+# "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role; not a
+# person word that only modifies a plural noun after it ("where are our client documents stored?", "my kids clothes").
+_ANOTHER_ASKED = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+)?(?P<who>{_OTHERS})(?:'s)?\b(?!\s+[a-z-]{{2,}}s\b)",
+                            re.IGNORECASE)
 _OTHER_SAID = re.compile(rf"\b(?:{_OTHERS})\b", re.IGNORECASE)
 # The speaker in a question: "I", "me", "we" ("what did I buy my sister?" is about what the user did).
 _SPEAKER_IN_QUESTION = re.compile(r"\b(?:I|me|myself|we|us|ourselves)\b|\b(?:i'm|im|i've|ive|i'd|we're|we've)\b",
@@ -487,13 +489,14 @@ def _things_asked(query: str) -> dict[str, str]:
     return found
 
 
-def names_another_of_its_kind(query: str, memory_text: str,
-                              kind_shared: Callable[[str, str], str | None]) -> tuple[str, str, str] | None:
-    """(asked word, memory word, kind) when a question names one thing and the memory, not naming it, names another
-    thing of its kind ("how long have I been playing the flute?" of "User has played the violin since they were 7":
-    two musical instruments; "what do I have for breakfast?" of "User's Friday dinner is pizza": two meals); None
-    otherwise. A meal pairs only with a meal: it is when a thing is had, not a thing ("porridge for breakfast").
-    `kind_shared(a, b)` is kinds.Kinds.kind_shared."""
+def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tuple[str, str, str] | None:
+    """(asked word, memory word, kind) when a question names one specific thing and the memory, not naming it, names
+    another thing of its kind ("how long have I been playing the flute?" of "User has played the violin since they
+    were 7": two musical instruments; "what do I have for breakfast?" of "User's Friday dinner is pizza": two meals);
+    None otherwise. Not a word naming a whole field of things (kinds.Kinds.specific: "what do I do for work?" asks
+    of any job), nor a thing of the kind the question names or the other way round ("what material are my summer
+    clothes?" of "User's summer shirts are linen"), by kinds.Kinds.kinds_of. A meal pairs only with a meal: it is
+    when a thing is had, not a thing ("porridge for breakfast")."""
     asked = _things_asked(query)
     if not asked:
         return None
@@ -508,8 +511,12 @@ def names_another_of_its_kind(query: str, memory_text: str,
             if memory_meals:
                 return word, memory_meals[0], "meal"
             continue
+        if not kinds.specific(word):
+            continue
         for other in memory_things:
-            kind = kind_shared(word, other)
+            if textlib.term(word) in kinds.kinds_of(other) or textlib.term(other) in kinds.kinds_of(word):
+                continue
+            kind = kinds.kind_shared(word, other)
             if kind is not None:
                 return word, other, kind
     return None

@@ -479,7 +479,7 @@ class Recall:
                 or (s.answer_type_filter and questions.lacks_asked_value(query, text, dated=dated))
                 or (s.wish_filter and questions.wished_not_done(query, text))
                 or (s.sibling_filter and not replacement and self.kinds is not None
-                    and questions.names_another_of_its_kind(query, text, self.kinds.kind_shared) is not None))
+                    and questions.names_another_of_its_kind(query, text, self.kinds) is not None))
 
     def _near_misses_dropped(self, query: str, candidates: list[Hit]) -> list[Hit]:
         return [h for h in candidates
