@@ -15,6 +15,8 @@ TOLD = [
     "I have an iPhone 13",
     "I drink coffee every morning",
     "actually I switched to tea",
+    "just started an apprenticeship as a plumber",
+    "We keep all our customer files on Dropbox.",
 ]
 
 
@@ -44,6 +46,7 @@ def test_another_thing_of_the_kind_answers_nothing(by_sibling, question, other):
     ("how long have I been playing guitar?", "guitar"),  # the thing itself
     ("what instrument do I play?", "guitar"),  # asked by its kind
     ("do I still drink coffee?", "tea"),  # a replacement answers in the words of what it replaced
+    ("what do I do for work?", "plumber"),  # "work" names a whole field of things, any job answers
 ])
 def test_the_thing_itself_and_its_kind_are_answered(by_sibling, question, answer):
     found = by_sibling[True].recall(question, user_id="u")
@@ -64,6 +67,7 @@ def test_a_question_about_someone_else_is_not_answered_by_the_users_own_fact(by_
     ("what car do I drive?", "Golf"),
     ("what does my boyfriend do?", "nurse"),
     ("what does Tom do?", "nurse"),
+    ("where are our client files stored?", "Dropbox"),  # "client" only says whose files
 ])
 def test_the_users_own_and_the_other_persons_facts_are_answered(by_contrast, question, answer):
     found = by_contrast[True].recall(question, user_id="u")
