@@ -65,9 +65,11 @@ SAME_NOT_LEXICOGRAPHER_FILES = frozenset({"07", "09", "12", "16", "22", "23", "2
 # substances): what a question's word may be said as another word for (recall's thing words), not a place, a time, a
 # doing or a group ("places" is no "spot" one has).
 THING_LEXICOGRAPHER_FILES = frozenset({"05", "06", "13", "17", "18", "20", "27"})
-# A word names one specific thing (specific) when its commonest sense has at most this many kinds below it: "flute"
-# (3), "kiwi" (0), "car" (41), "coffee" (16); not "work" (534), "clothing" (573), "tree" (1,014), "food" (1,576),
-# which name a whole field of things. A question naming a specific thing is not answered by another of its kind.
+# A word names one specific thing (specific_thing) when its commonest sense is a thing one has, uses, eats or grows
+# (THING_LEXICOGRAPHER_FILES, not a person) with at most this many kinds below it: "flute" (3), "kiwi" (0), "car"
+# (41), "coffee" (16); not "work" (534), "clothing" (573), "tree" (1,014), "food" (1,576), which name a whole field
+# of things, nor an act, an idea or a text ("fun", "approach", "checkup", "inspiration", "magazine", "book"), which
+# chat names beside the thing talked about. A question naming a specific thing is not answered by another of its kind.
 SPECIFIC_KINDS_BELOW = 60
 
 
@@ -93,9 +95,9 @@ class Kinds(Protocol):
         "nicotine")?"""
         ...
 
-    def specific(self, word: str) -> bool:
-        """Does a lower-case word name one specific thing, not a whole field of them: its commonest sense has few
-        kinds below it ("flute", "kiwi", "car"; not "work", "clothing", "food")?"""
+    def specific_thing(self, word: str) -> bool:
+        """Does a lower-case word name one specific thing one has, uses, eats or grows: its commonest sense is such a
+        thing with few kinds below it ("flute", "kiwi", "car"; not "work", "clothing", "food", nor "fun", "book")?"""
         ...
 
     def same_thing(self, a: str, b: str, *, things_only: bool = False) -> bool:
@@ -221,12 +223,13 @@ class WordNetKinds:
         return any(nouns.is_a(form, lemmas, compounds=True) or nouns.made_with(form, lemmas)
                    for form in _singulars(word) if form in nouns.any_senses)
 
-    def specific(self, word: str) -> bool:
+    def specific_thing(self, word: str) -> bool:
         nouns = _nouns(str(self.directory))
         for form in _singulars(word):
             senses = nouns.any_senses.get(form)
             if senses:
-                return nouns.kinds_below(senses[0]) <= SPECIFIC_KINDS_BELOW
+                return (nouns.lexicographer_file[senses[0]] in THING_LEXICOGRAPHER_FILES - {"18"}
+                        and nouns.kinds_below(senses[0]) <= SPECIFIC_KINDS_BELOW)
         return False
 
     @staticmethod

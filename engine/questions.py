@@ -493,9 +493,11 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
     """(asked word, memory word, kind) when a question names one specific thing and the memory, not naming it, names
     another thing of its kind ("how long have I been playing the flute?" of "User has played the violin since they
     were 7": two musical instruments; "what do I have for breakfast?" of "User's Friday dinner is pizza": two meals);
-    None otherwise. Not a word naming a whole field of things (kinds.Kinds.specific: "what do I do for work?" asks
-    of any job), nor a thing of the kind the question names or the other way round ("what material are my summer
-    clothes?" of "User's summer shirts are linen"), by kinds.Kinds.kinds_of. A meal pairs only with a meal: it is
+    None otherwise. Both words must name one specific thing (kinds.Kinds.specific_thing): not a whole field of things
+    ("what do I do for work?" asks of any job), nor an act, an idea or a text, which chat names beside the thing talked
+    about ("what articles has Tim been writing for the magazine?" of "Tim has been writing about fantasy novels");
+    and neither a kind of the other ("what material are my summer clothes?" of "User's summer shirts are linen"), by
+    kinds.Kinds.kinds_of. A meal pairs only with a meal: it is
     when a thing is had, not a thing ("porridge for breakfast")."""
     asked = _things_asked(query)
     if not asked:
@@ -511,10 +513,11 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
             if memory_meals:
                 return word, memory_meals[0], "meal"
             continue
-        if not kinds.specific(word):
+        if not kinds.specific_thing(word):
             continue
         for other in memory_things:
-            if textlib.term(word) in kinds.kinds_of(other) or textlib.term(other) in kinds.kinds_of(word):
+            if (not kinds.specific_thing(other) or textlib.term(word) in kinds.kinds_of(other)
+                    or textlib.term(other) in kinds.kinds_of(word)):
                 continue
             kind = kinds.kind_shared(word, other)
             if kind is not None:

@@ -632,6 +632,10 @@ def kinds():
     ("what do I eat most days?", "User eats a banana most days.", None),
     ("what colour are my clothes for the wedding?", "User is wearing a navy suit to the wedding.", None),
     ("what material are my summer clothes?", "User's summer shirts are all linen.", None),
+    # an act, an idea or a text is said beside the thing talked about, not in its place
+    ("what articles has Tim been writing for the online magazine?", "Tim has been writing about fantasy novels.", None),
+    ("how often do I get health checkups?", "User goes to the gym and does exercise regularly.", None),
+    ("what did I get for the dog to have fun?", "User got a chew toy for some entertainment.", None),
 ])
 def test_names_another_of_its_kind(kinds, query, memory, expected):
     found = questions.names_another_of_its_kind(query, memory, kinds)
