@@ -409,7 +409,6 @@ def contrast_mismatch(query: str, memory_text: str) -> bool:
     return False
 
 
-
 # --- questions about someone else, memories of the user alone ---------------------------------------
 # The people a user talks about by relation or role, as chat writes them: each relative's words, the people the
 # extractor files facts under, the carers and team roles the contrast families know, and chat's short forms.
@@ -419,7 +418,7 @@ _OTHERS_WORDS = frozenset(
     | {word for family in _CONTRAST_FAMILIES[2:] for member in family for word in member}
     | set("bf gf ma pa bestie mate mates flatmates roommates housemates colleagues friends neighbours neighbors "
           "sisters brothers sons daughters kids kid children baby twins folks fam family grandkids grandson "
-          "granddaughter partner's".split())
+          "granddaughter".split())
 )
 _OTHERS = "|".join(sorted(map(re.escape, _OTHERS_WORDS), key=len, reverse=True))
 # "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role; not a
@@ -497,8 +496,8 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
     ("what do I do for work?" asks of any job), nor an act, an idea or a text, which chat names beside the thing talked
     about ("what articles has Tim been writing for the magazine?" of "Tim has been writing about fantasy novels");
     and neither a kind of the other ("what material are my summer clothes?" of "User's summer shirts are linen"), by
-    kinds.Kinds.kinds_of. A meal pairs only with a meal: it is
-    when a thing is had, not a thing ("porridge for breakfast")."""
+    kinds.Kinds.kinds_of. A meal pairs only with a meal: it is when a thing is had, not a thing ("porridge for
+    breakfast")."""
     asked = _things_asked(query)
     if not asked:
         return None
@@ -523,6 +522,7 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
             if kind is not None:
                 return word, other, kind
     return None
+
 
 # Only the word "name" asks for one: "what bank am I with?" is answered by "User banks with monzo", and chat
 # writes names in lower case as often as not, so a kind of thing asked for is no test of a capital letter.
