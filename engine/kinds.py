@@ -204,6 +204,7 @@ class WordNetKinds:
         self.directory = found
         # per word: recall asks of the same words question after question
         self._same_keys: dict[str, frozenset[str]] = {}
+        self._specific: dict[str, bool] = {}
 
     def kinds_of(self, word: str) -> frozenset[str]:
         nouns = _nouns(str(self.directory))
@@ -224,13 +225,13 @@ class WordNetKinds:
                    for form in _singulars(word) if form in nouns.any_senses)
 
     def specific_thing(self, word: str) -> bool:
-        nouns = _nouns(str(self.directory))
-        for form in _singulars(word):
-            senses = nouns.any_senses.get(form)
-            if senses:
-                return (nouns.lexicographer_file[senses[0]] in THING_LEXICOGRAPHER_FILES - {"18"}
-                        and nouns.kinds_below(senses[0]) <= SPECIFIC_KINDS_BELOW)
-        return False
+        if word not in self._specific:  # recall asks it of a question's words once per candidate memory
+            nouns = _nouns(str(self.directory))
+            senses = next((found for form in _singulars(word) if (found := nouns.any_senses.get(form))), None)
+            self._specific[word] = bool(senses) and (
+                nouns.lexicographer_file[senses[0]] in THING_LEXICOGRAPHER_FILES - {"18"}
+                and nouns.kinds_below(senses[0]) <= SPECIFIC_KINDS_BELOW)
+        return self._specific[word]
 
     @staticmethod
     def _kind_lemmas(kind: str) -> set[str]:

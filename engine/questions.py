@@ -498,7 +498,8 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
     and neither a kind of the other ("what material are my summer clothes?" of "User's summer shirts are linen"), by
     kinds.Kinds.kinds_of. A meal pairs only with a meal: it is when a thing is had, not a thing ("porridge for
     breakfast")."""
-    asked = _things_asked(query)
+    # Most questions name no specific thing: then the memory's words are never read.
+    asked = {stem: word for stem, word in _things_asked(query).items() if word in MEALS or kinds.specific_thing(word)}
     if not asked:
         return None
     said_terms = {textlib.term(word) for word in common_words(memory_text)}
@@ -511,8 +512,6 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
         if word in MEALS:
             if memory_meals:
                 return word, memory_meals[0], "meal"
-            continue
-        if not kinds.specific_thing(word):
             continue
         for other in memory_things:
             if (not kinds.specific_thing(other) or textlib.term(word) in kinds.kinds_of(other)
