@@ -421,35 +421,38 @@ _OTHERS_WORDS = frozenset(
           "granddaughter".split())
 )
 _OTHERS = "|".join(sorted(map(re.escape, _OTHERS_WORDS), key=len, reverse=True))
-# "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role; not a
-# person word that only modifies a plural noun after it ("where are our client documents stored?", "my kids clothes").
+# "my sister", "our landlord", "my little brother's": the person a question asks about, by relation or role. Not
+# when an "-s" word follows: a plural noun the person word only says whose it is ("where are our client documents
+# stored?", "my kids clothes"); an "-s" verb ("where my brother lives?") is left too, which only drops less.
 _ANOTHER_ASKED = re.compile(rf"\b(?:my|our)\s+(?:[a-z-]+\s+)?(?P<who>{_OTHERS})(?:'s)?\b(?!\s+[a-z-]{{2,}}s\b)",
                             re.IGNORECASE)
 _OTHER_SAID = re.compile(rf"\b(?:{_OTHERS})\b", re.IGNORECASE)
 # The speaker in a question: "I", "me", "we" ("what did I buy my sister?" is about what the user did).
 _SPEAKER_IN_QUESTION = re.compile(r"\b(?:I|me|myself|we|us|ourselves)\b|\b(?:i'm|im|i've|ive|i'd|we're|we've)\b",
                                   re.IGNORECASE)
-# "who is my boss?", "what's my sister's name?": asked for who fills the role, which a memory of the user may name.
-_ASKS_WHO = re.compile(r"^\s*(?:who|whom|whose|who's|whos)\b|\bnames?\b|\bcalled\b", re.IGNORECASE)
+# ... and what _ASKS_PERSON and _ASKS_NAME leave: "whose birthday is it?", "what is my boss called?"
+_WHOSE_OR_CALLED = re.compile(r"^\s*whose\b|\bcalled\b", re.IGNORECASE)
+
+
+def _asks_of_others_only(query: str) -> bool:
+    """Does a question say nothing of the speaker and not ask who fills a role or what someone is called ("who is my
+    boss?", "what's my sister's name?": a memory of the user may name them; lacks_asked_value's patterns)?"""
+    return not (_SPEAKER_IN_QUESTION.search(query) or _ASKS_PERSON.search(query) or _ASKS_NAME.search(query)
+                or _WHOSE_OR_CALLED.search(query))
 
 
 @lru_cache(maxsize=1024)
 def asks_of_someone_else_alone(query: str) -> str | None:
     """The relation or role a question asks about when it asks about that person alone ("what car does my sister
-    drive?" -> "sister"): the question says nothing of the speaker and does not ask who fills the role or their
-    name; None otherwise."""
-    if _SPEAKER_IN_QUESTION.search(query) or _ASKS_WHO.search(query):
-        return None
-    match = _ANOTHER_ASKED.search(query)
+    drive?" -> "sister"); None otherwise (_asks_of_others_only)."""
+    match = _ANOTHER_ASKED.search(query) if _asks_of_others_only(query) else None
     return match["who"].casefold() if match else None
 
 
 def names_asked_alone(query: str) -> set[str]:
     """The names a question asks about when it asks about those people alone ("what phone does Tom have?" ->
-    {"Tom"}): as names_asked_about, but empty when the question says anything of the speaker or asks who."""
-    if _SPEAKER_IN_QUESTION.search(query) or _ASKS_WHO.search(query):
-        return set()
-    return names_asked_about(query)
+    {"Tom"}): as names_asked_about, but empty unless _asks_of_others_only."""
+    return names_asked_about(query) if _asks_of_others_only(query) else set()
 
 
 def of_the_user_alone(memory_text: str) -> bool:
@@ -502,12 +505,13 @@ def names_another_of_its_kind(query: str, memory_text: str, kinds: Kinds) -> tup
     asked = {stem: word for stem, word in _things_asked(query).items() if word in MEALS or kinds.specific_thing(word)}
     if not asked:
         return None
-    said_terms = {textlib.term(word) for word in common_words(memory_text)}
+    memory_words = common_words(memory_text)
+    said_terms = {textlib.term(word) for word in memory_words}
     missing = {stem: word for stem, word in asked.items() if stem not in said_terms}
     if not missing:
         return None
     memory_things = [word for word in things_said(memory_text) if textlib.term(word) not in asked]
-    memory_meals = [word for word in common_words(memory_text) if word in MEALS and textlib.term(word) not in asked]
+    memory_meals = [word for word in memory_words if word in MEALS and textlib.term(word) not in asked]
     for word in missing.values():
         if word in MEALS:
             if memory_meals:
