@@ -577,6 +577,8 @@ def test_wished_not_done(query, text, dropped):
     ("what did we get my mum for christmas?", None),  # the speaker is in it
     ("who is my dentist?", None),  # asks who fills the role
     ("what's my brother called?", None),
+    ("what's my brother's nickname?", None),  # a name asked for, as lacks_asked_value reads it
+    ("whose birthday is my sister planning?", None),
     ("what car does Sam drive?", None),  # a name: recall knows whose names are the user's
     ("where are our client documents stored?", None),  # the word only says whose documents
     ("when do my kids lessons start?", None),
@@ -590,6 +592,7 @@ def test_asks_of_someone_else_alone(query, expected):
     ("where is Marcus from?", {"Marcus"}),
     ("what did I give Tom?", set()),
     ("who is Tom?", set()),
+    ("what's Helen's surname?", set()),
 ])
 def test_names_asked_alone(query, expected):
     assert questions.names_asked_alone(query) == expected
