@@ -67,6 +67,7 @@ CATEGORIES: dict[str, str] = {
     "wishes_not_facts": "Wishes Are No Facts",
     "sibling_questions": "Questions About Another Thing of the Same Kind",
     "other_person_questions": "Questions About Someone Else, Answered Only for the User",
+    "pointing_back_facts": "Facts That Point Back to the Thing Said Before",
 }
 # Categories written for issue 10. Their splits follow `hash_splits` (the older ones keep the group rule
 # described in evaluation/README.md); both were applied once, before any result was seen.
@@ -82,7 +83,7 @@ HASH_SPLIT_CATEGORIES = ("facts_in_requests", "assistant_instructions", "verb_up
                          "second_language_updates", "role_handovers",
                          "activities_by_verb", "yes_no_kind_questions", "replaced_fact_questions",
                          "ends_in_other_words", "wishes_not_facts", "sibling_questions",
-                         "other_person_questions")
+                         "other_person_questions", "pointing_back_facts")
 # Categories whose every case expects nothing served.
 UNKNOWN_CATEGORIES = ("unknown_answers", "unknown_near_misses")
 SPLITS = ("dev", "test")
