@@ -98,6 +98,11 @@ def test_speaker_owns_first_person_statements():
     # a verb already in the third person, as a second language may say it, stays as it is
     ("i has a sister in Accra", "User has a sister in Accra."),
     ("I does yoga on sundays", "User does yoga on sundays."),
+    # "-ed" verbs that are not past forms take an "-s"; past forms stay
+    ("I feed it every Sunday", "User feeds it every Sunday."),
+    ("I need a quiet desk to focus", "User needs a quiet desk to focus."),
+    ("I breed border collies", "User breeds border collies."),
+    ("I agreed to chair the committee", "User agreed to chair the committee."),
 ])
 def test_third_person(clause, sentence):
     assert third_person(clause) == sentence
@@ -821,6 +826,40 @@ def test_a_name_said_after_a_new_thing_is_that_thing(message, together):
 def test_a_name_that_says_something_of_its_own_stays_apart(message, apart):
     thing, name = apart
     assert not any(thing in c.text and name in c.text for c in extract(message))
+
+
+@pytest.mark.parametrize("message, thing, detail", [
+    # a clause no rule reads that points back with a pronoun is kept inside the fact said before it
+    ("I drive a VW Golf, had it about 5 years now", "VW Golf", "5 years"),
+    ("I'm allergic to peanuts, my mouth swells up if I eat them", "peanuts", "swells up"),
+    ("We adopted a rescue cat in March. She sleeps on my bed every night.", "rescue cat", "sleeps on"),
+    ("I have a sourdough starter, I feed it every Sunday", "sourdough starter", "feeds it every Sunday"),
+    ("my laptop's a thinkpad x1. bought it second hand off ebay", "thinkpad", "second hand"),
+    ("We've got two ferrets. They escape every chance they get.", "ferrets", "escape"),
+])
+def test_a_clause_pointing_back_is_kept_with_its_thing(message, thing, detail):
+    found = extract(message)
+    assert len(found) == 1 and thing in found[0].text and detail in found[0].text
+    assert detail not in found[0].clause  # conflict resolution reads the fact's own clause
+
+
+@pytest.mark.parametrize("message, thing, other", [
+    ("Had it about 5 years now. I drive a VW Golf.", "Golf", "5 years"),  # nothing said before it to point to
+    ("I drive a VW Golf, I work in Leeds", "Golf", "Leeds"),  # no pronoun: a fact of its own
+    ("Got a new phone. Sarah says it's too big.", "phone", "too big"),  # a named person's own clause
+    ("My sister lives in Leeds, I visit her every month", "Leeds", "every month"),  # "her" is the sister, said
+    # the reason given with an instruction to the assistant is a fact of its own
+    ("Always keep your answers short, I read them on my phone", "short", "phone"),
+    # a clause that says something changed points back to a fact said before this message
+    ("got way too expensive tbh, i buy it at the lidl bakery now", "expensive", "lidl"),
+    # a long clause would make a memory whose vector says neither
+    ("I drive a VW Golf. I've had it since my second year at university when my grandad gave it to me as a present",
+     "Golf", "grandad"),
+])
+def test_a_clause_that_does_not_point_back_to_the_fact_before_stays_apart(message, thing, other):
+    found = extract(message)
+    assert any(other in c.text for c in found)
+    assert not any(thing in c.text and other in c.text for c in found)
 
 
 @pytest.mark.parametrize("message, said", [

@@ -72,11 +72,11 @@ def test_the_question_is_put_to_the_one_answering(question, name, expected):
 
 
 def test_the_first_clause_no_rule_understood_is_the_answer():
-    cands = extract("Crumb & Co. My daughter came up with it.", speaker="Tom")
+    cands = extract("Crumb & Co. My daughter came up with the name.", speaker="Tom")
     assert [c.understood for c in cands] == [False, False]
     out = in_reply(cands, "Tom", "So what are you calling the bakery?")
     assert [stored_text(c) for c in out] == ["Crumb & Co. (asked: So what are Tom calling the bakery?)",
-                                             "Tom's daughter came up with it."]
+                                             "Tom's daughter came up with the name."]
     # conflict resolution reads what was said
     assert out[0].text == cands[0].text and out[0].value == cands[0].value and not out[0].understood
     assert said(stored_text(out[0])) == "Crumb & Co." and said(stored_text(out[1])) == out[1].text

@@ -185,7 +185,7 @@ def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None
             from_sentence = _said_after(from_sentence, question)
         question = sentence.strip() if sentence.rstrip().endswith("?") else ""
         candidates.extend(from_sentence)
-    found = _dedupe(candidates + people)
+    found = _dedupe(_pointing_back_joined(candidates) + people)
     if lexicon is None:
         return found
     return [replace(c, opens_with_name=True) if opens_with_name(c.text, lexicon) else c for c in found]
@@ -194,6 +194,50 @@ def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None
 # A name typed in lower case after a title ("registered with dr oyelaran now"): the title says it is a name.
 # Not after a number: "200 ms on average" is a time.
 _LOWER_TITLED = re.compile(r"(?<!\d)(?<!\d )\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][a-z'-]+)\b", re.IGNORECASE)
+
+
+# A thing or a person said before, pointed back to: "had it about 5 years now", "she sleeps on my bed".
+_POINTS_BACK = re.compile(r"\b(?:it|its|it's|them|they|they're|their|she|she's|he|he's|her|him)\b", re.IGNORECASE)
+# Whose clause it is: the speaker's ("I feed it", "my mouth swells if I eat them") or the thing's ("it's 5 years
+# old"); one that opens with a name is that person's own ("Sarah says it's too big").
+# A duration said up to now ("had it about 5 years now") is no change.
+_DURATION_NOW = re.compile(r"\b(?:years?|months?|weeks?|days?|ages|decades?|a while)\s+now\b", re.IGNORECASE)
+# Only a short fact and a short clause are joined: a memory says one thing, and a long text's vector says neither
+# ("User won a big video game tournament last week and it was awesome." kept inside a chatty paragraph is not found
+# for "when did Nate win a tournament?").
+POINTING_BACK_WORDS = 15
+_SPEAKER_OR_POINTED = frozenset("i i'm i've i'd we we're we've my our me us it its it's they they're their she "
+                                "she's he he's".split())
+
+
+def _pointing_back_joined(candidates: list[Candidate]) -> list[Candidate]:
+    """A clause no rule understood that points back with a pronoun ("I drive a VW Golf, had it about 5 years now")
+    says nothing of what it is about when it stands alone, so it would answer any question of its kind ("how long
+    have I played the piano?"). It is kept inside the fact said just before it in the message: one memory, "User
+    drives a VW Golf. User had it about 5 years now.", that is found by both and replaced with the car. Both must
+    be short (POINTING_BACK_WORDS each), and neither may say that something changed (_updates)."""
+    out: list[Candidate] = []
+    for c in candidates:
+        before = out[-1] if out else None
+        opens = c.value.split()[0].casefold() if c.value.split() else ""
+        if (before is not None and c.rule == "fallback" and _POINTS_BACK.search(c.clause) and opens in _SPEAKER_OR_POINTED
+                and before.subject == c.subject and not before.elliptical
+                and before.attribute != "assistant_instruction"
+                and not _updates(before.clause) and not before.replaced_value and not _updates(c.clause)
+                and max(len(before.text.split()), len(c.text.split())) <= POINTING_BACK_WORDS):
+            # The clause stays the fact's own: conflict resolution reads what it says, not what was said of it.
+            out[-1] = replace(before, text=f"{before.text} {c.text}"[:1000],
+                              importance=max(before.importance, c.importance))
+            continue
+        out.append(c)
+    return out
+
+
+def _updates(clause: str) -> bool:
+    """Does a clause say something changed ("I buy it at the Lidl bakery now", "they moved it to 5:30")? Such a
+    clause points back to a fact said before this message, and conflict resolution compares its own words and
+    vector with that fact's: it is not joined, nor is a clause joined to it."""
+    return bool(UPDATE_CUES.search(_DURATION_NOW.sub("", clause)))
 
 
 def _titled_names(message: str) -> str:

@@ -22,6 +22,8 @@ _IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is",
               "haven't": "hasn't", "are": "is", "were": "was", "'ve": "has", "'d": "would", "'ll": "will", "'re": "is",
               "aren't": "isn't"}
 _ALREADY_THIRD = frozenset({"has", "does", "goes", "is", "was", "hasn't", "doesn't", "isn't", "wasn't"})
+# Verbs that end in "-ed" and are not past forms: "I feed it every Sunday" is "User feeds it …".
+_PRESENT_IN_ED = frozenset("feed need breed bleed speed heed proceed succeed exceed seed weed".split())
 ADVERBS = {"really", "also", "just", "still", "usually", "often", "always", "never", "now", "currently",
             "mostly", "recently", "definitely", "absolutely", "actually", "only", "sometimes", "already",
             "finally", "totally", "truly", "generally", "mainly", "primarily", "normally", "basically", "kinda",
@@ -36,7 +38,7 @@ def third_person_verb(verb: str) -> str:
         return _IRREGULAR[low]
     if low in _ALREADY_THIRD:
         return verb  # "i has two brothers", said in a second language: "has", not "hases"
-    if low in _MODALS or low in PAST_TENSE or low.endswith("ed") or not low.isalpha():
+    if low in _MODALS or low in PAST_TENSE or (low.endswith("ed") and low not in _PRESENT_IN_ED) or not low.isalpha():
         return verb
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
