@@ -125,7 +125,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .extraction import CATCH_ALL, SLOTS, Candidate, deltas, frames, value_key
-from .extraction.vocabulary import CuePattern
+from .extraction.vocabulary import ENDING_CUES, CuePattern
 from .extraction.compete import (ADDS, about_a_person, another_of_its_kind, changed_thing, changes_level_of,
                                  changes_value_of, competes, ended_kinds, fills_same_role, held_values, holds_one,
                                  holds_users_role, in_place, measured_again, names_old_value, names_slot,
@@ -469,7 +469,7 @@ def plan_candidate(cand: Candidate, slot: SlotState, nearest: Nearest, *, user_i
         reason = "kept beside the slot's current value" if taken else "nothing it replaces"
     # A clause that only ends what it replaces ("sold the Clio", "sam and I broke up") leaves room for what holds
     # instead, said next (takes_the_place).
-    ends = bool(targets) and not cand.understood and bool(_ENDING.search(cand.clause))
+    ends = bool(targets) and not cand.understood and bool(ENDING_CUES.search(cand.clause))
     return Plan("superseded" if targets else "created", supersede_ids=targets, multi=multi, reason=reason,
                 compared=compared, ends=ends, swapped=swapped)
 
@@ -501,9 +501,6 @@ ENDS_NAMED = "the message names this memory's value with a switch"
 ENDS_ACTIVITY = "the message says an activity this memory has going on is done"
 # What holds instead, said right after an ending: "Sold the Clio, I only have an e-bike now", "stopped seeing dr moore,
 # I see a counsellor called Aisha now", "finished dune!! started project hail mary".
-_ENDING = CuePattern(r"\b(?:sold|cancell?ed|quit|stopped|ditched|dropped|closed|retired|broke up|split up|divorced|"
-                     r"died|dead|finished|done with|gave up|got rid of|no longer|ripped out|binned|scrapped|left|"
-                     r"moved out|moved away from|stolen|broke|broken|cracked|written off|totalled)\b")
 _SPEAKER_FIRST = re.compile(r"^(?:i|i'm|im|i've|we|we're|we've)\b", re.IGNORECASE)
 _HOLDS_INSTEAD = CuePattern(r"\b(?:now|instead|these days|nowadays|only|started|starting|switched|got|bought|"
                             r"picked up|joined|using|went with|gone with|moved)\b")
@@ -1019,7 +1016,7 @@ _OLD_THING = re.compile(r"\b(?:the|my|our)\s+old\s+(?P<words>[a-z][\w-]*(?:\s+[a
 
 def _old_one_ended(cand: Candidate) -> str:
     """The thing an ending clause says the speaker's old one of has gone ("laptop" in "sold the old laptop"), or ""."""
-    if not _ENDING.search(re.sub(r"\bleft\b", " ", cand.clause, flags=re.IGNORECASE)):
+    if not ENDING_CUES.search(re.sub(r"\bleft\b", " ", cand.clause, flags=re.IGNORECASE)):
         return ""  # "left the old laptop at my mum's" put it somewhere
     found = _OLD_THING.search(_TOLD_WHEN.sub(" ", cand.text))  # "sold the old laptop last week"
     if found is None:

@@ -852,6 +852,8 @@ def test_a_clause_pointing_back_is_kept_with_its_thing(message, thing, detail):
     ("Always keep your answers short, I read them on my phone", "short", "phone"),
     # a clause that says something changed points back to a fact said before this message
     ("got way too expensive tbh, i buy it at the lidl bakery now", "expensive", "lidl"),
+    # nor does one that ends something, nor what follows it
+    ("Sold the Golf. It was a great car", "Golf", "great car"),
     # a long clause would make a memory whose vector says neither
     ("I drive a VW Golf. I've had it since my second year at university when my grandad gave it to me as a present",
      "Golf", "grandad"),

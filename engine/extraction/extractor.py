@@ -21,8 +21,8 @@ from ..lexicon import Lexicon
 from .casing import names_capitalised, opens_with_name
 from .second_language import standard_forms
 from .values import clean_value, slug, strip_cue_prefix, value_key
-from .vocabulary import (CORRECTION_CUES, DIETS, IMPORTANT, JOB_NOUNS, RELATIVES, SLOTS, TRAILING_PLEASANTRY,
-                         UPDATE_CUES, Slot)
+from .vocabulary import (CORRECTION_CUES, DIETS, ENDING_CUES, IMPORTANT, JOB_NOUNS, RELATIVES, SLOTS,
+                         TRAILING_PLEASANTRY, UPDATE_CUES, Slot)
 from .voice import PAST_TENSE, finish_sentence, person_names, restore_dropped_subject, third_person, unfold
 
 # "I no longer use Vim": the rules read the positive clause, the candidate records the negation.
@@ -198,14 +198,14 @@ _LOWER_TITLED = re.compile(r"(?<!\d)(?<!\d )\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][
 
 # A thing or a person said before, pointed back to: "had it about 5 years now", "she sleeps on my bed".
 _POINTS_BACK = re.compile(r"\b(?:it|its|it's|them|they|they're|their|she|she's|he|he's|her|him)\b", re.IGNORECASE)
-# Whose clause it is: the speaker's ("I feed it", "my mouth swells if I eat them") or the thing's ("it's 5 years
-# old"); one that opens with a name is that person's own ("Sarah says it's too big").
 # A duration said up to now ("had it about 5 years now") is no change.
 _DURATION_NOW = re.compile(r"\b(?:years?|months?|weeks?|days?|ages|decades?|a while)\s+now\b", re.IGNORECASE)
 # Only a short fact and a short clause are joined: a memory says one thing, and a long text's vector says neither
 # ("User won a big video game tournament last week and it was awesome." kept inside a chatty paragraph is not found
 # for "when did Nate win a tournament?").
 POINTING_BACK_WORDS = 15
+# Whose clause it is: the speaker's ("I feed it", "my mouth swells if I eat them") or the thing's ("it's 5 years
+# old"); one that opens with a name is that person's own ("Sarah says it's too big").
 _SPEAKER_OR_POINTED = frozenset("i i'm i've i'd we we're we've my our me us it its it's they they're their she "
                                 "she's he he's".split())
 
@@ -220,8 +220,8 @@ def _pointing_back_joined(candidates: list[Candidate]) -> list[Candidate]:
     for c in candidates:
         before = out[-1] if out else None
         opens = c.value.split()[0].casefold() if c.value.split() else ""
-        if (before is not None and c.rule == "fallback" and _POINTS_BACK.search(c.clause) and opens in _SPEAKER_OR_POINTED
-                and before.subject == c.subject and not before.elliptical
+        if (before is not None and c.rule == "fallback" and _POINTS_BACK.search(c.clause)
+                and opens in _SPEAKER_OR_POINTED and before.subject == c.subject and not before.elliptical
                 and before.attribute != "assistant_instruction"
                 and not _updates(before.clause) and not before.replaced_value and not _updates(c.clause)
                 and max(len(before.text.split()), len(c.text.split())) <= POINTING_BACK_WORDS):
@@ -234,10 +234,11 @@ def _pointing_back_joined(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def _updates(clause: str) -> bool:
-    """Does a clause say something changed ("I buy it at the Lidl bakery now", "they moved it to 5:30")? Such a
-    clause points back to a fact said before this message, and conflict resolution compares its own words and
-    vector with that fact's: it is not joined, nor is a clause joined to it."""
-    return bool(UPDATE_CUES.search(_DURATION_NOW.sub("", clause)))
+    """Does a clause say something changed or ended ("I buy it at the Lidl bakery now", "they moved it to 5:30",
+    "Sold the Golf")? Such a clause is about a fact said before this message, and conflict resolution compares its
+    own words and vector with that fact's: it is not joined, nor is a clause joined to it."""
+    clause = _DURATION_NOW.sub("", clause)
+    return bool(UPDATE_CUES.search(clause) or ENDING_CUES.search(clause))
 
 
 def _titled_names(message: str) -> str:

@@ -185,6 +185,11 @@ UPDATE_CUES = CuePattern(
     r"(?:not|never) going back|done with|no going back|"
     r"(?:from|starting|as of) (?:next|this|the (?:next|start of)) (?:week|month|year|term|season))\b",
 )
+# Saying that a thing one had or did has ended: "Sold the Golf", "we cancelled Netflix", "the kettle broke".
+ENDING_CUES = CuePattern(
+    r"\b(?:sold|cancell?ed|quit|stopped|ditched|dropped|closed|retired|broke up|split up|divorced|"
+    r"died|dead|finished|done with|gave up|got rid of|no longer|ripped out|binned|scrapped|left|"
+    r"moved out|moved away from|stolen|broke|broken|cracked|written off|totalled)\b")
 # Saying outright that something said before was wrong: holds for every clause of the sentence.
 CORRECTION_CUES = CuePattern(
     r"\b(?:i meant|meant to say|correction|scratch that|my bad|oops|typo|i misspoke|i was wrong|that was wrong|"
