@@ -55,7 +55,7 @@ class MemoryEngine:
             kinds = WordNetKinds(self.settings.wordnet_dir)  # a wrong wordnet_dir fails before anything is opened
         if extractor is None:
             lexicon = WordNetLexicon(self.settings.wordnet_dir) if s.name_case else None
-            extractor = extractlib.RuleExtractor(lexicon=lexicon)
+            extractor = extractlib.RuleExtractor(lexicon=lexicon, join_pointing_back=s.join_pointing_back)
         self.extractor = extractor
         self.data_dir = Path(self.settings.data_dir).expanduser().resolve()
         # Server mode: no directory and no directory lock; PostgreSQL's per-user locks order the writers.

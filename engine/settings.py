@@ -146,6 +146,10 @@ class Settings(BaseSettings):
     # now" -> "Callum"): a value is a number or a capitalised word (extraction/casing.py; words from wordnet_dir).
     # Used by the default extractor only.
     name_case: bool = True
+    # A short clause no rule read that points back with a pronoun to the fact said just before it in the message is
+    # kept inside that fact's memory ("User drives a VW Golf. User had it about 5 years now."), not as a memory of
+    # its own that says nothing of what "it" is (extraction/extractor.py). Used by the default extractor only.
+    join_pointing_back: bool = True
     # ... and, for this many of the candidates nearest the question, the statement the question asks for is said
     # with the instance in place of the kind ("User plays tennis" for "which sport do I play?") and compared with
     # the memory too (needs kind_terms and statement_query). 0 turns it off.

@@ -148,9 +148,11 @@ def _elliptical_correction(original: str, clause: str) -> tuple[str, str | None]
     return clause, None
 
 
-def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None = None) -> list[Candidate]:
+def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None = None,
+            join_pointing_back: bool = True) -> list[Candidate]:
     """Every fact candidate in a message, in order. Small talk, questions and requests give none. With a `lexicon`,
-    the names of a message typed all in lower case are capitalised first (casing.py)."""
+    the names of a message typed all in lower case are capitalised first (casing.py). With `join_pointing_back`, a
+    clause pointing back to the fact said before it is kept inside that fact (_pointing_back_joined)."""
     if lexicon is not None:
         message = names_capitalised(message, lexicon)
     subject_key, S, P = person_names(speaker)
@@ -185,7 +187,7 @@ def extract(message: str, *, speaker: str | None = None, lexicon: Lexicon | None
             from_sentence = _said_after(from_sentence, question)
         question = sentence.strip() if sentence.rstrip().endswith("?") else ""
         candidates.extend(from_sentence)
-    found = _dedupe(_pointing_back_joined(candidates) + people)
+    found = _dedupe((_pointing_back_joined(candidates) if join_pointing_back else candidates) + people)
     if lexicon is None:
         return found
     return [replace(c, opens_with_name=True) if opens_with_name(c.text, lexicon) else c for c in found]
@@ -673,12 +675,14 @@ class Extractor(Protocol):
 
 class RuleExtractor:
     """The default extractor: the rule table of this package, no model needed. `lexicon`: which words are English
-    (engine/lexicon.py), to give the names of a message typed in lower case their capitals; None: left as typed."""
+    (engine/lexicon.py), to give the names of a message typed in lower case their capitals; None: left as typed.
+    `join_pointing_back`: a clause pointing back to the fact before it is kept in that fact's memory."""
 
     name = "rules"
 
-    def __init__(self, lexicon: Lexicon | None = None):
+    def __init__(self, lexicon: Lexicon | None = None, *, join_pointing_back: bool = True):
         self.lexicon = lexicon
+        self.join_pointing_back = join_pointing_back
 
     def extract(self, message: str, *, speaker: str | None = None) -> list[Candidate]:
-        return extract(message, speaker=speaker, lexicon=self.lexicon)
+        return extract(message, speaker=speaker, lexicon=self.lexicon, join_pointing_back=self.join_pointing_back)
