@@ -846,7 +846,7 @@ def test_a_clause_pointing_back_is_kept_with_its_thing(message, thing, detail):
 @pytest.mark.parametrize("message, thing, other", [
     ("Had it about 5 years now. I drive a VW Golf.", "Golf", "5 years"),  # nothing said before it to point to
     ("I drive a VW Golf, I work in Leeds", "Golf", "Leeds"),  # no pronoun: a fact of its own
-    ("Got a new phone. Sarah says it's too big.", "phone", "too big"),  # a named person's own clause
+    ("I drive a VW Golf. Sarah thinks it's too small.", "Golf", "too small"),  # a named person's own clause
     ("My sister lives in Leeds, I visit her every month", "Leeds", "every month"),  # "her" is the sister, said
     # the reason given with an instruction to the assistant is a fact of its own
     ("Always keep your answers short, I read them on my phone", "short", "phone"),

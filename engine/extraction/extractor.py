@@ -199,7 +199,7 @@ _LOWER_TITLED = re.compile(r"(?<!\d)(?<!\d )\b(dr|mr|mrs|ms|prof)(\.?\s+)([a-z][
 
 
 # A thing or a person said before, pointed back to: "had it about 5 years now", "she sleeps on my bed".
-_POINTS_BACK = re.compile(r"\b(?:it|its|it's|them|they|they're|their|she|she's|he|he's|her|him)\b", re.IGNORECASE)
+_POINTS_BACK = re.compile(r"\b(?:it|its|them|they|their|she|he|her|him)\b", re.IGNORECASE)  # "it's" too
 # A duration said up to now ("had it about 5 years now") is no change.
 _DURATION_NOW = re.compile(r"\b(?:years?|months?|weeks?|days?|ages|decades?|a while)\s+now\b", re.IGNORECASE)
 # Only a short fact and a short clause are joined: a memory says one thing, and a long text's vector says neither
@@ -220,19 +220,23 @@ def _pointing_back_joined(candidates: list[Candidate]) -> list[Candidate]:
     be short (POINTING_BACK_WORDS each), and neither may say that something changed (_updates)."""
     out: list[Candidate] = []
     for c in candidates:
-        before = out[-1] if out else None
-        opens = c.value.split()[0].casefold() if c.value.split() else ""
-        if (before is not None and c.rule == "fallback" and _POINTS_BACK.search(c.clause)
-                and opens in _SPEAKER_OR_POINTED and before.subject == c.subject and not before.elliptical
-                and before.attribute != "assistant_instruction"
-                and not _updates(before.clause) and not before.replaced_value and not _updates(c.clause)
-                and max(len(before.text.split()), len(c.text.split())) <= POINTING_BACK_WORDS):
+        if out and _points_back_to(out[-1], c):
             # The clause stays the fact's own: conflict resolution reads what it says, not what was said of it.
-            out[-1] = replace(before, text=f"{before.text} {c.text}"[:1000],
-                              importance=max(before.importance, c.importance))
-            continue
-        out.append(c)
+            out[-1] = replace(out[-1], text=f"{out[-1].text} {c.text}"[:1000],
+                              importance=max(out[-1].importance, c.importance))
+        else:
+            out.append(c)
     return out
+
+
+def _points_back_to(fact: Candidate, clause: Candidate) -> bool:
+    """Is `clause` a short note of the speaker's or of the thing's that points back to `fact`, said just before it,
+    with neither saying that something changed?"""
+    opens = clause.value.split()[0].casefold() if clause.value.split() else ""
+    return (clause.rule == "fallback" and bool(_POINTS_BACK.search(clause.clause)) and opens in _SPEAKER_OR_POINTED
+            and fact.subject == clause.subject and not fact.elliptical and fact.attribute != "assistant_instruction"
+            and not fact.replaced_value and not _updates(fact.clause) and not _updates(clause.clause)
+            and max(len(fact.text.split()), len(clause.text.split())) <= POINTING_BACK_WORDS)
 
 
 def _updates(clause: str) -> bool:
