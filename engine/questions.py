@@ -778,6 +778,55 @@ def asked_kind_phrase(question: str) -> str | None:
     return match["phrase"].lower()
 
 
+# Kinds a question asks by that say what a thing is for, not what it is: WordNet files no instance under them ("User
+# is a nurse" is no "job" there), and the words of a memory are no test of them.
+_ROLE_KINDS = frozenset("job profession occupation career role work living position title hobby pastime interest "
+                        "passion habit treat".split())
+# A thing asked for by its kind, the kind right before the question's verb: "which accounting software do I use?",
+# "what kind of coffee do I get?". Not "what's my salary?", which asks for the value of one thing of the user's.
+_THING_ASKED_BY_KIND = re.compile(
+    r"^\s*(?:what|which)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<words>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+"
+    r"(?:do|does|did|am|is|are|was|were|have|has|had|can|should|will|would)\b", re.IGNORECASE)
+
+
+def names_nothing_of_the_asked_kind(query: str, memory_text: str, kinds: Kinds,
+                                    doing_nouns: Iterable[str] = ()) -> tuple[str, tuple[str, ...]] | None:
+    """(kind, the memory's words to compare with it) when a question asks for a thing by its kind ("which accounting
+    software do I use?") and the memory names nothing that WordNet says is of that kind: not the kind's word, not a
+    word WordNet files under it ("User works as an accountant": no software). Those words are the things the memory
+    says and `doing_nouns` (its doings said by their verb, kinds.doings), less the question's own: recall compares
+    them with the kind in meaning, since WordNet misses kinds said by what a thing is for (a dog is no "pet" there).
+    None when the question asks by no kind or for a value of its own kind (a time, a name, a place;
+    lacks_asked_value), by a kind that says what a thing is for (_ROLE_KINDS), or when the memory may name an instance
+    the dictionary does not know: a capitalised word past its first that the question does not say."""
+    asked = _THING_ASKED_BY_KIND.match(query)
+    if asked is None or _asked_value(query):
+        return None
+    said = [word.casefold() for word in asked["words"].split()]
+    kind = _singular(said[-1])
+    if kind in _ROLE_KINDS or said[-1] in _ROLE_KINDS or any(word in STOPWORDS for word in said):
+        return None
+    kind_term = textlib.term(kind)
+    question_terms = {textlib.term(word) for word in _WORDS.findall(query.casefold())}
+    words = common_words(memory_text)
+    phrase = " ".join(said[:-1] + [kind]) if len(said) > 1 else ""  # "martial art": karate is one, WordNet says
+    if any(textlib.term(word) == kind_term or kind_term in kinds.kinds_of(word) | kinds.kinds_of(_singular(word))
+           or (phrase and kinds.is_a(word, phrase)) for word in (*words, *doing_nouns)):
+        return None
+    # A capitalised word past the memory's first may be a brand or a place the dictionary does not know ("Xero", "the
+    # Adlon"); "User" and the days and months name no such thing.
+    for found in _CAPITALISED.finditer(memory_text):
+        word = found.group().removesuffix("'s").rstrip(".'")
+        if (found.start() > 0 and word != "User" and word.casefold() not in _CALENDAR_WORDS
+                and textlib.term(word.casefold()) not in question_terms):
+            return None
+    things = tuple(dict.fromkeys(word for word in things_said(memory_text) if textlib.term(word) not in question_terms))
+    if any(not (kinds.kinds_of(word) or kinds.kinds_of(_singular(word))) for word in things):
+        return None  # a word the dictionary files under nothing may name an instance of anything ("satsumas")
+    things = tuple(dict.fromkeys((*things, *(noun for noun in doing_nouns if textlib.term(noun) not in question_terms))))
+    return (kind, things) if things else None
+
+
 def names_members_missing(query: str, memory_text: str, *, besides: Iterable[str] = ()) -> bool:
     """Does the question name a relative, pet, team role or carer (a member of a contrast family) the memory does
     not name? ("what sport does my brother play?" of "User plays tennis".) The words in `besides` (the kind the

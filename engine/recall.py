@@ -222,6 +222,8 @@ class Recall:
         candidates = self._about_named_people(user_id, query, candidates)
         candidates = self._others_named_alone(user_id, aliased_query, candidates)
         candidates = self._near_misses_dropped(query, candidates)
+        if kind_words:
+            candidates = self._nothing_of_the_asked_kind(query, candidates)
         timings["score"] = (time.perf_counter() - t) * 1000
         calibration = s.calibration()
         hits, misses, ranked = scoring.rank(candidates, alpha=alpha, importance_weight=importance_weight,
@@ -485,6 +487,33 @@ class Recall:
         return [h for h in candidates
                 if not self._near_miss(query, h.memory.text, dated=bool(h.memory.source_timestamp),
                                        replacement=h.memory.supersedes is not None)]
+
+    def _nothing_of_the_asked_kind(self, query: str, candidates: list[Hit]) -> list[Hit]:
+        """A question asking for a thing by its kind ("which accounting software do I use?") is not answered by a
+        memory naming nothing of that kind ("User works as an accountant"; questions.names_nothing_of_the_asked_kind),
+        which shares its topic and so its words. Of the `kind_statements` current candidates nearest the question, such
+        a memory is dropped unless one of its things is at least `asked_kind_floor` near the kind's word in meaning
+        (all of them in one encode call): that keeps the instances WordNet files elsewhere ("what pet do we have?" of
+        "User adopted a retired greyhound")."""
+        floor = self.settings.asked_kind_floor
+        if floor is None:
+            return candidates
+        judged: dict[int, tuple[str, tuple[str, ...]]] = {}
+        nearest = sorted((h for h in candidates if not h.historical), key=lambda h: max(h.semantic, h.statement),
+                         reverse=True)[:self.settings.kind_statements]
+        for hit in nearest:
+            doing_nouns = ([noun for noun, _ in doings(hit.memory.text, self.kinds)]
+                           if self.settings.doing_words else [])
+            found = questions.names_nothing_of_the_asked_kind(query, hit.memory.text, self.kinds, doing_nouns)
+            if found is not None:
+                judged[hit.memory.id] = found
+        if not judged:
+            return candidates
+        texts = list(dict.fromkeys(text for kind, things in judged.values() for text in (kind, *things)))
+        vectors = dict(zip(texts, self.embedder.encode_queries(texts)))
+        near = {memory_id: max(float(vectors[kind] @ vectors[thing]) for thing in things)
+                for memory_id, (kind, things) in judged.items()}
+        return [h for h in candidates if near.get(h.memory.id, 1.0) >= floor]
 
     def _others_named_alone(self, user_id: str, aliased_query: str, candidates: list[Hit]) -> list[Hit]:
         """A question about someone named, and about them alone ("what phone does Tom have?"), is not answered by a

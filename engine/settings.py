@@ -76,6 +76,13 @@ class Settings(BaseSettings):
     # played the flute?" vs "User has played the violin since they were 7"; questions.names_another_of_its_kind,
     # WordNet's close kinds as conflict resolution's rule 14 reads them). Needs kind_terms (WordNet).
     sibling_filter: bool = True
+    # ... and, for the `kind_statements` candidates nearest a question asking for a thing by its kind ("which
+    # accounting software do I use?"), a memory naming nothing of that kind (questions.names_nothing_of_the_asked_kind:
+    # "User works as an accountant") unless one of its things is at least this near the kind's word in meaning:
+    # WordNet does not file a dog under "pet" nor crisps under "snack"; MiniLM's cosines are 0.80 and 0.49. Needs
+    # kind_terms (WordNet). None (the default) turns it off: at 0.35 it gained 4 dev cases and lost 1 test case net and
+    # 0.003 of LoCoMo's R@10 (README, Results).
+    asked_kind_floor: float | None = Field(None, ge=0.0, le=1.0)
     # Dense and lexical candidates gathered before scoring.
     candidate_k: int = Field(40, ge=1, le=1000)
 

@@ -643,3 +643,40 @@ def kinds():
 def test_names_another_of_its_kind(kinds, query, memory, expected):
     found = questions.names_another_of_its_kind(query, memory, kinds)
     assert (found[1] if found else None) == expected
+
+
+@pytest.mark.parametrize("query, memory, expected", [
+    # asked by a kind the memory names nothing of: the kind, and the things to compare with it in meaning
+    ("which accounting software do I use?", "User works as an accountant.", ("software", ("accountant",))),
+    ("what hotel am I staying at in Lisbon?", "User's flight to Lisbon is on Friday.", ("hotel", ("flight",))),
+    ("which foods am I allergic to?", "User is allergic to penicillin.", ("food", ("penicillin",))),
+    ("what pet do we have?", "User adopted a retired greyhound last month.",
+     ("pet", ("greyhound", "last", "month"))),
+    # the kind's word, or a word WordNet files under the kind: an instance
+    ("what phone does Leo have?", "User's son keeps begging for a phone.", None),
+    ("what drink do I have in the morning?", "User has a latte every morning.", None),
+    ("what instrument do I play?", "User plays the cello in an orchestra.", None),
+    # a capitalised word the question does not say may be an instance the dictionary does not know
+    ("which accounting software do we use?", "User does all the invoicing in Xero.", None),
+    ("what snack do I have in the afternoon?", "User can't get through the slump without a Twix.", None),
+    # asked for a value of its own kind (a time, a name), by a kind that says what a thing is for, or by no kind
+    ("what time is my dentist appointment?", "User's dentist is on the high street.", None),
+    ("what job does my wife have?", "User's wife is a nurse.", None),
+    ("where do I work?", "User is an accountant.", None),
+    # the kind said in two words, and a word WordNet files under the two ("karate" is a martial art, no art)
+    ("what martial art do I practise?", "User does karate.", None),
+    # a word the dictionary files under nothing may name an instance of anything
+    ("which accounting software do we use?", "User does all the invoicing in xero.", None),
+    # asked for the value of one thing of the user's, not for a thing by its kind; or by a kind that says what it is for
+    ("what's my salary?", "User earns 58k.", None),
+    ("what hobby does my wife have?", "User's wife does pottery.", None),
+    # the kind's own word
+    ("what hotel am I staying at?", "User is staying at a hotel.", None),
+])
+def test_names_nothing_of_the_asked_kind(kinds, query, memory, expected):
+    assert questions.names_nothing_of_the_asked_kind(query, memory, kinds) == expected
+
+
+def test_a_doing_of_the_asked_kind_is_an_instance(kinds):
+    query, memory = "what sport do I do?", "User boxes twice a week."
+    assert questions.names_nothing_of_the_asked_kind(query, memory, kinds, ("boxing",)) is None
